@@ -1,0 +1,1 @@
+"""The `reporecall` command line."""

@@ -1,0 +1,71 @@
+"""How the CLI reaches the gateway: --url/--token, REPORECALL_URL/REPORECALL_TOKEN, or the local run file."""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from kit.settings import default_data_dir
+
+
+class CliError(Exception):
+    """Shown to the user as one line; exit code 1."""
+
+
+@dataclass(frozen=True)
+class GatewayClient:
+    url: str
+    token: str
+    timeout: float = 30.0
+
+    @classmethod
+    def discover(cls, url: str | None, token: str | None, data_dir: Path | None) -> GatewayClient:
+        url = url or os.environ.get("REPORECALL_URL")
+        token = token or os.environ.get("REPORECALL_TOKEN")
+        if not url or not token:
+            run_file = (data_dir or Path(os.environ.get("REPORECALL_DATA_DIR") or default_data_dir())) / "run.json"
+            try:
+                info = json.loads(run_file.read_text())
+            except (OSError, json.JSONDecodeError):
+                if not url:
+                    raise CliError(
+                        f"no gateway: {run_file} not found — start one with `reporecall up` or set REPORECALL_URL"
+                    ) from None
+                info = {}
+            url = url or info.get("gateway_url")
+            token = token or info.get("token", "")
+        return cls(str(url).rstrip("/"), token or "")
+
+    def _headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"} if self.token else {}
+
+    def request(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+        try:
+            reply = httpx.request(method, self.url + path, json=body, headers=self._headers(), timeout=self.timeout)
+        except httpx.HTTPError as exc:
+            raise CliError(f"cannot reach the gateway at {self.url} ({exc.__class__.__name__})") from None
+        if reply.status_code >= 400:
+            try:
+                message = reply.json().get("error", reply.text)
+            except ValueError:
+                message = reply.text
+            raise CliError(f"gateway said {reply.status_code}: {message}")
+        return reply.json()
+
+    def stream(self, method: str, path: str, body: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
+        try:
+            with httpx.stream(method, self.url + path, json=body, headers=self._headers(), timeout=None) as reply:
+                if reply.status_code >= 400:
+                    reply.read()
+                    raise CliError(f"gateway said {reply.status_code}: {reply.text}")
+                for line in reply.iter_lines():
+                    if line.strip():
+                        yield json.loads(line)
+        except httpx.HTTPError as exc:
+            raise CliError(f"cannot reach the gateway at {self.url} ({exc.__class__.__name__})") from None

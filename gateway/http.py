@@ -1,0 +1,305 @@
+"""The gateway's HTTP surface: Claude Code hooks, the CLI's JSON API, health. (MCP is mounted at /mcp.)
+
+Hooks never block a prompt: each runs under a deadline and any failure yields an empty, valid reply.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import AsyncIterator
+from dataclasses import asdict
+from typing import Any
+
+import grpc
+import structlog
+from google.protobuf.json_format import MessageToDict
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from gateway import metrics
+from gateway.auth import Principal, TokenAuthenticator
+from gateway.backends import Backends, Unavailable
+from gateway.context import ContextQuery, ContextResult, ContextService
+from gateway.settings import GatewaySettings
+from kit.logging import REQUEST_ID_HEADER, new_request_id
+from reporecall.indexer.v1 import indexer_pb2
+from reporecall.search.v1 import search_pb2
+
+log = structlog.get_logger("http")
+
+PUBLIC_PATHS = {"/healthz"}
+
+
+class BadRequest(Exception):
+    def __init__(self, field: str, problem: str) -> None:
+        self.field, self.problem = field, problem
+        super().__init__(f"{field}: {problem}")
+
+
+class RequestContext:
+    """Pure ASGI middleware: request id, auth, body cap, one log line and metrics per request."""
+
+    def __init__(self, app: ASGIApp, auth: TokenAuthenticator, max_body: int) -> None:
+        self.app, self.auth, self.max_body = app, auth, max_body
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        headers = {k.decode().lower(): v.decode("latin-1") for k, v in scope["headers"]}
+        request_id = headers.get(REQUEST_ID_HEADER) or new_request_id()
+        structlog.contextvars.clear_contextvars()
+        structlog.contextvars.bind_contextvars(request_id=request_id)
+        path = scope["path"]
+        route = _route_label(path)
+        started = time.perf_counter()
+        status_holder = {"status": 500}
+
+        async def send_wrapper(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                status_holder["status"] = message["status"]
+                message.setdefault("headers", [])
+                message["headers"] = [*message["headers"], (REQUEST_ID_HEADER.encode(), request_id.encode())]
+            await send(message)
+
+        try:
+            if path not in PUBLIC_PATHS:
+                principal = self.auth.authenticate(headers.get("authorization"))
+                if principal is None:
+                    await _json(401, {"error": "missing or invalid bearer token"})(scope, receive, send_wrapper)
+                    return
+                scope.setdefault("state", {})["principal"] = principal
+                structlog.contextvars.bind_contextvars(user=principal.user)
+            length = headers.get("content-length")
+            if length and length.isdigit() and int(length) > self.max_body:
+                await _json(413, {"error": f"body larger than {self.max_body} bytes"})(scope, receive, send_wrapper)
+                return
+            await self.app(scope, _capped(receive, self.max_body), send_wrapper)
+        finally:
+            elapsed = time.perf_counter() - started
+            metrics.HTTP_REQUESTS.labels(route, str(status_holder["status"])).inc()
+            metrics.HTTP_SECONDS.labels(route).observe(elapsed)
+            log.info("http", method=scope.get("method"), path=path, status=status_holder["status"],
+                     ms=round(elapsed * 1000, 2))
+
+
+def _capped(receive: Receive, limit: int) -> Receive:
+    seen = 0
+
+    async def wrapped() -> Message:
+        nonlocal seen
+        message = await receive()
+        if message["type"] == "http.request":
+            seen += len(message.get("body", b""))
+            if seen > limit:
+                raise BadRequest("body", f"larger than {limit} bytes")
+        return message
+
+    return wrapped
+
+
+def _route_label(path: str) -> str:
+    if path.startswith("/api/repos/"):
+        return "/api/repos/{name}" + ("/index" if path.endswith("/index") else "")
+    return path if path.count("/") <= 3 else "other"
+
+
+def _json(status: int, body: Any) -> Response:
+    return JSONResponse(body, status_code=status)
+
+
+async def _read_json(request: Request) -> dict[str, Any]:
+    raw = await request.body()
+    try:
+        data = json.loads(raw or b"{}")
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise BadRequest("body", f"not valid JSON ({exc.__class__.__name__})") from None
+    if not isinstance(data, dict):
+        raise BadRequest("body", "must be a JSON object")
+    return data
+
+
+def _str(data: dict[str, Any], key: str, default: str = "", max_len: int = 100_000) -> str:
+    value = data.get(key, default)
+    if value is None:
+        return default
+    if not isinstance(value, str):
+        raise BadRequest(key, "must be a string")
+    if len(value) > max_len:
+        raise BadRequest(key, f"longer than {max_len} characters")
+    return value
+
+
+def _int(data: dict[str, Any], key: str, default: int, low: int, high: int) -> int:
+    value = data.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise BadRequest(key, "must be an integer")
+    if not low <= value <= high:
+        raise BadRequest(key, f"must be between {low} and {high}")
+    return value
+
+
+def result_to_json(result: ContextResult) -> dict[str, Any]:
+    return asdict(result)
+
+
+def build_http_app(settings: GatewaySettings, backends: Backends, service: ContextService,
+                   auth: TokenAuthenticator, extra_routes: list[Any] | None = None,
+                   lifespan: Any = None) -> ASGIApp:
+    hook_deadline = settings.hook_deadline_ms / 1000
+
+    async def prompt_context(request: Request) -> Response:
+        started = time.perf_counter()
+        route = "error"
+        try:
+            data = await _read_json(request)
+            query = ContextQuery(
+                prompt=_str(data, "prompt"),
+                cwd=_str(data, "cwd", max_len=4096),
+                repo=request.headers.get("x-reporecall-repo", ""),
+                session_id=_str(data, "session_id", max_len=256),
+                user=_principal(request).user,
+            )
+            result = await asyncio.wait_for(service.build(query), hook_deadline)
+            route = result.route
+            _record(result)
+            if not result.text:
+                return _json(200, {})
+            return _json(200, {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
+                                                      "additionalContext": result.text}})
+        except BadRequest as exc:
+            metrics.HOOK_FAILURES.labels("UserPromptSubmit", "bad_request").inc()
+            log.warning("hook.bad_request", field=exc.field, problem=exc.problem)
+            return _json(200, {})
+        except TimeoutError:
+            metrics.HOOK_FAILURES.labels("UserPromptSubmit", "deadline").inc()
+            log.warning("hook.deadline", deadline_ms=settings.hook_deadline_ms)
+            return _json(200, {})
+        except Exception:
+            metrics.HOOK_FAILURES.labels("UserPromptSubmit", "error").inc()
+            log.exception("hook.error")
+            return _json(200, {})
+        finally:
+            metrics.HOOK_SECONDS.labels("UserPromptSubmit", route).observe(time.perf_counter() - started)
+
+    async def api_context(request: Request) -> Response:
+        data = await _read_json(request)
+        query = ContextQuery(
+            prompt=_str(data, "prompt"),
+            repo=_str(data, "repo", max_len=256),
+            cwd=_str(data, "cwd", max_len=4096),
+            budget_tokens=_int(data, "budget_tokens", 0, 0, 50_000),
+            user=_principal(request).user,
+        )
+        result = await service.build(query)
+        _record(result)
+        return _json(200, result_to_json(result))
+
+    async def api_search(request: Request) -> Response:
+        data = await _read_json(request)
+        repo = await _require_repo(data)
+        mode = {"hybrid": 1, "keyword": 2, "vector": 3}.get(_str(data, "mode", "hybrid"))
+        if mode is None:
+            raise BadRequest("mode", "must be hybrid, keyword or vector")
+        reply = await backends.call("search", backends.search.Search, search_pb2.SearchRequest(
+            query=_str(data, "query"), repo=repo, limit=_int(data, "limit", 10, 1, 200), mode=mode), 10.0)
+        return _json(200, MessageToDict(reply, preserving_proto_field_name=True))
+
+    async def _require_repo(data: dict[str, Any]) -> str:
+        name = _str(data, "repo", max_len=256)
+        info = await service.repos.resolve(name or None, _str(data, "cwd", max_len=4096) or None)
+        if info is None:
+            raise BadRequest("repo", "no registered repository by that name or containing that cwd")
+        return info.name
+
+    async def list_repos(request: Request) -> Response:
+        reply = await backends.call("indexer", backends.indexer.ListRepos, indexer_pb2.ListReposRequest(), 5.0)
+        return _json(200, MessageToDict(reply, preserving_proto_field_name=True))
+
+    async def register_repo(request: Request) -> Response:
+        data = await _read_json(request)
+        reply = await backends.call("indexer", backends.indexer.RegisterRepo, indexer_pb2.RegisterRepoRequest(
+            name=_str(data, "name", max_len=256), path=_str(data, "path", max_len=4096)), 10.0)
+        await service.repos.refresh()
+        return _json(200, MessageToDict(reply, preserving_proto_field_name=True))
+
+    async def remove_repo(request: Request) -> Response:
+        reply = await backends.call("indexer", backends.indexer.RemoveRepo, indexer_pb2.RemoveRepoRequest(
+            repo=request.path_params["name"]), 60.0)
+        await service.repos.refresh()
+        return _json(200, MessageToDict(reply, preserving_proto_field_name=True))
+
+    async def repo_status(request: Request) -> Response:
+        reply = await backends.call("indexer", backends.indexer.RepoStatus, indexer_pb2.RepoStatusRequest(
+            repo=request.path_params["name"]), 10.0)
+        return _json(200, MessageToDict(reply, preserving_proto_field_name=True))
+
+    async def index_repo(request: Request) -> Response:
+        data = await _read_json(request)
+        call = backends.indexer.IndexRepo(indexer_pb2.IndexRepoRequest(
+            repo=request.path_params["name"], full=bool(data.get("full", False))))
+
+        async def lines() -> AsyncIterator[bytes]:
+            try:
+                async for progress in call:
+                    yield (json.dumps(MessageToDict(progress, preserving_proto_field_name=True)) + "\n").encode()
+            except grpc.aio.AioRpcError as exc:
+                yield (json.dumps({"error": exc.details() or exc.code().name}) + "\n").encode()
+
+        return StreamingResponse(lines(), media_type="application/x-ndjson")
+
+    async def health(request: Request) -> Response:
+        return _json(200, {"status": "ok"})
+
+    async def status(request: Request) -> Response:
+        services = await backends.health()
+        return _json(200, {"gateway": {"status": "SERVING"}, "services": services})
+
+    routes = [
+        Route("/healthz", health),
+        Route("/hooks/prompt-context", prompt_context, methods=["POST"]),
+        Route("/api/status", status, methods=["GET"]),
+        Route("/api/context", api_context, methods=["POST"]),
+        Route("/api/search", api_search, methods=["POST"]),
+        Route("/api/repos", list_repos, methods=["GET"]),
+        Route("/api/repos", register_repo, methods=["POST"]),
+        Route("/api/repos/{name}", remove_repo, methods=["DELETE"]),
+        Route("/api/repos/{name}/status", repo_status, methods=["GET"]),
+        Route("/api/repos/{name}/index", index_repo, methods=["POST"]),
+        *(extra_routes or []),
+    ]
+
+    async def bad_request(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, BadRequest)
+        return _json(400, {"error": str(exc), "field": exc.field})
+
+    async def unavailable(request: Request, exc: Exception) -> Response:
+        return _json(503, {"error": str(exc)})
+
+    async def rpc_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, grpc.aio.AioRpcError)
+        status = {grpc.StatusCode.INVALID_ARGUMENT: 400, grpc.StatusCode.NOT_FOUND: 404,
+                  grpc.StatusCode.ALREADY_EXISTS: 409, grpc.StatusCode.PERMISSION_DENIED: 403}.get(exc.code(), 502)
+        return _json(status, {"error": exc.details() or exc.code().name})
+
+    app = Starlette(
+        routes=routes,
+        exception_handlers={BadRequest: bad_request, Unavailable: unavailable, grpc.aio.AioRpcError: rpc_error},
+        lifespan=lifespan,
+    )
+    return RequestContext(app, auth, settings.max_body_bytes)
+
+
+def _principal(request: Request) -> Principal:
+    return request.scope.get("state", {}).get("principal") or Principal("anonymous")
+
+
+def _record(result: ContextResult) -> None:
+    metrics.CONTEXT_TOKENS.labels(result.route).observe(result.tokens)
+    for backend in result.degraded:
+        metrics.DEGRADED_REPLIES.labels(backend).inc()

@@ -1,0 +1,70 @@
+"""Which registered repository a client means: an explicit name, or the repo whose path contains its cwd."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from gateway.backends import Backends
+from reporecall.indexer.v1 import indexer_pb2
+
+
+@dataclass(frozen=True)
+class RepoInfo:
+    name: str
+    path: str
+    remote: str
+
+
+class RepoDirectory:
+    """A short-lived cache of the indexer's repo list (refreshed on a miss, at most every `ttl` seconds)."""
+
+    def __init__(self, backends: Backends, ttl: float = 5.0) -> None:
+        self._backends = backends
+        self._ttl = ttl
+        self._repos: dict[str, RepoInfo] = {}
+        self._loaded_at = 0.0
+
+    async def refresh(self) -> None:
+        reply = await self._backends.call(
+            "indexer", self._backends.indexer.ListRepos, indexer_pb2.ListReposRequest(), timeout=1.0
+        )
+        self._repos = {r.name: RepoInfo(r.name, r.path, r.remote) for r in reply.repos}
+        self._loaded_at = time.monotonic()
+
+    async def _ensure(self, force: bool = False) -> None:
+        if force or time.monotonic() - self._loaded_at > self._ttl:
+            await self.refresh()
+
+    async def get(self, name: str) -> RepoInfo | None:
+        await self._ensure()
+        if name not in self._repos:
+            await self._ensure(force=True)
+        return self._repos.get(name) or next((r for r in self._repos.values() if r.remote == name), None)
+
+    async def by_cwd(self, cwd: str) -> RepoInfo | None:
+        """The registered repo whose path is `cwd` or its deepest ancestor."""
+        await self._ensure()
+        found = _deepest_containing(self._repos.values(), cwd)
+        if found is None:
+            await self._ensure(force=True)
+            found = _deepest_containing(self._repos.values(), cwd)
+        return found
+
+    async def resolve(self, name: str | None, cwd: str | None) -> RepoInfo | None:
+        if name:
+            return await self.get(name)
+        if cwd:
+            return await self.by_cwd(cwd)
+        return None
+
+
+def _deepest_containing(repos: object, cwd: str) -> RepoInfo | None:
+    target = PurePosixPath(cwd)
+    best: RepoInfo | None = None
+    for repo in repos:  # type: ignore[attr-defined]
+        root = PurePosixPath(repo.path)
+        if (target == root or root in target.parents) and (best is None or len(repo.path) > len(best.path)):
+            best = repo
+    return best

@@ -1,0 +1,1 @@
+"""Indexer service: scans repositories, parses files and pushes chunks and graphs downstream."""

