@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import socket
+from collections.abc import AsyncIterator
 
 import structlog
 import uvicorn
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.routing import Route
+from starlette.types import ASGIApp, Receive, Scope, Send
 
-from gateway.auth import TokenAuthenticator
+from gateway.auth import TokenAuthenticator, TokenStore, token_store_path
 from gateway.backends import Backends
 from gateway.context import ContextService
 from gateway.http import build_http_app
+from gateway.mcp_server import build_mcp
+from gateway.operations import Operations
 from gateway.repos import RepoDirectory
 from gateway.servicer import GatewayServicer
 from gateway.settings import GatewaySettings
@@ -21,6 +28,16 @@ from kit.settings import ConfigError, load_settings
 from reporecall.gateway.v1 import gateway_pb2_grpc
 
 log = structlog.get_logger("gateway")
+
+
+class AsgiEndpoint:
+    """Lets a Starlette Route hand the request, path untouched, to another ASGI app (the MCP app)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.app(scope, receive, send)
 
 
 def bind_http(settings: GatewaySettings) -> socket.socket:
@@ -46,13 +63,30 @@ async def serve(settings: GatewaySettings) -> None:
     backends = Backends(settings.indexer_addr, settings.search_addr, settings.graph_addr, settings.memory_addr)
     repos = RepoDirectory(backends)
     service = ContextService(backends, repos, settings.budget_tokens, settings.backend_deadline_ms / 1000)
-    app = build_http_app(settings, backends, service, TokenAuthenticator(settings.local_token))
+    auth = TokenAuthenticator(settings.local_token, TokenStore(token_store_path(settings.data_dir)))
+    ops = Operations(backends, repos)
+    mcp = build_mcp(ops, service, auth)
+    mcp_app = mcp.streamable_http_app(
+        streamable_http_path="/mcp", stateless_http=True, json_response=True,
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: object) -> AsyncIterator[None]:
+        async with mcp.session_manager.run():
+            yield
+
+    app = build_http_app(settings, ops, service, auth, lifespan=lifespan,
+                         extra_routes=[Route("/mcp", endpoint=AsgiEndpoint(mcp_app), methods=["GET", "POST", "DELETE"])])
     grpc_server, health, grpc_port = await start_grpc_server(
         "gateway", settings,
         [(gateway_pb2_grpc.add_GatewayServiceServicer_to_server, GatewayServicer(service),
           "reporecall.gateway.v1.GatewayService")],
     )
-    config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on", timeout_graceful_shutdown=5)
+    tls = {"ssl_certfile": settings.tls_cert_file, "ssl_keyfile": settings.tls_key_file} \
+        if settings.tls_cert_file and settings.tls_key_file else {}
+    config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on", timeout_graceful_shutdown=5,
+                            **tls)
     http = uvicorn.Server(config)
     http.install_signal_handlers = lambda: None  # type: ignore[method-assign]  # we own the signals
     http_task = asyncio.create_task(http.serve(sockets=[sock]))

@@ -1,10 +1,23 @@
-"""Bearer-token authentication. Tokens are stored hashed; comparison is constant-time."""
+"""Bearer-token authentication and per-token rate limits.
+
+Tokens are issued per user by `reporecall token issue USER` and stored as SHA-256 hashes in
+<data-dir>/gateway/tokens.db; the plaintext is shown once. Every presented token is hashed and compared
+with `hmac.compare_digest` against every active hash, so the time taken does not depend on where or
+whether a match is. Revocations reach a running gateway within `reload_seconds`.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import secrets
+import sqlite3
+import threading
+import time
 from dataclasses import dataclass
+from pathlib import Path
+
+TOKEN_PREFIX = "rr_"
 
 
 @dataclass(frozen=True)
@@ -12,21 +25,124 @@ class Principal:
     user: str
 
 
+@dataclass(frozen=True)
+class TokenRecord:
+    id: int
+    user: str
+    created: float
+    revoked: float | None
+    hint: str
+
+
 def hash_token(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-class TokenAuthenticator:
-    """Accepts the local token (from `reporecall up`) and any active token in the token store."""
+class TokenStore:
+    """SQLite table of hashed tokens. Safe to use from the CLI while a gateway reads it (WAL)."""
 
-    def __init__(self, local_token: str = "", local_user: str = "local") -> None:
-        self._local_hash = hash_token(local_token) if local_token else ""
-        self._local_user = local_user
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        with self._connect() as db:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute(
+                "CREATE TABLE IF NOT EXISTS tokens (id INTEGER PRIMARY KEY, user TEXT NOT NULL, "
+                "hash TEXT NOT NULL UNIQUE, hint TEXT NOT NULL, created REAL NOT NULL, revoked REAL)"
+            )
+
+    def _connect(self) -> sqlite3.Connection:
+        return sqlite3.connect(self.path, timeout=5)
+
+    def issue(self, user: str) -> str:
+        user = user.strip()
+        if not user or len(user) > 100 or any(c in user for c in "\x00\n\r/\\"):
+            raise ValueError("user: give a plain user name (1-100 characters, no slashes or newlines)")
+        token = TOKEN_PREFIX + secrets.token_urlsafe(32)
+        with self._connect() as db:
+            db.execute("INSERT INTO tokens (user, hash, hint, created) VALUES (?, ?, ?, ?)",
+                       (user, hash_token(token), token[-4:], time.time()))
+        return token
+
+    def revoke(self, token_id: int | None = None, user: str | None = None) -> int:
+        with self._connect() as db:
+            if token_id is not None:
+                cursor = db.execute("UPDATE tokens SET revoked=? WHERE id=? AND revoked IS NULL",
+                                    (time.time(), token_id))
+            else:
+                cursor = db.execute("UPDATE tokens SET revoked=? WHERE user=? AND revoked IS NULL",
+                                    (time.time(), user))
+            return cursor.rowcount
+
+    def list(self) -> list[TokenRecord]:
+        with self._connect() as db:
+            rows = db.execute("SELECT id, user, created, revoked, hint FROM tokens ORDER BY id").fetchall()
+        return [TokenRecord(*row) for row in rows]
+
+    def active_hashes(self) -> list[tuple[str, str]]:
+        with self._connect() as db:
+            return db.execute("SELECT hash, user FROM tokens WHERE revoked IS NULL").fetchall()
+
+
+class TokenAuthenticator:
+    """Accepts the local token (from `reporecall up`) and any active token in the store."""
+
+    def __init__(self, local_token: str = "", store: TokenStore | None = None, local_user: str = "local",
+                 reload_seconds: float = 2.0) -> None:
+        self._entries: list[tuple[str, str]] = []
+        self._local = [(hash_token(local_token), local_user)] if local_token else []
+        self._store = store
+        self._reload_seconds = reload_seconds
+        self._loaded_at = 0.0
+        self._lock = threading.Lock()
+
+    def _current(self) -> list[tuple[str, str]]:
+        if self._store is None:
+            return self._local
+        now = time.monotonic()
+        if now - self._loaded_at > self._reload_seconds:
+            with self._lock:
+                if now - self._loaded_at > self._reload_seconds:
+                    self._entries = self._local + self._store.active_hashes()
+                    self._loaded_at = now
+        return self._entries
 
     def authenticate(self, authorization: str | None) -> Principal | None:
-        if not authorization or not authorization.lower().startswith("bearer "):
+        if not authorization or not authorization[:7].lower() == "bearer ":
             return None
-        presented = hash_token(authorization[7:].strip())
-        if self._local_hash and hmac.compare_digest(presented, self._local_hash):
-            return Principal(self._local_user)
-        return None
+        presented = hash_token(authorization[7:].strip()).encode()
+        found: str | None = None
+        for stored_hash, user in self._current():
+            # No early exit: every entry is compared, matching or not.
+            if hmac.compare_digest(presented, stored_hash.encode()):
+                found = user
+        return Principal(found) if found is not None else None
+
+
+class RateLimiter:
+    """Token bucket per client key: `rate` requests per second on average, bursts up to `burst`."""
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, burst
+        self._buckets: dict[str, tuple[float, float]] = {}
+        self._lock = threading.Lock()
+
+    def allow(self, key: str) -> tuple[bool, float]:
+        """(allowed, seconds until the next request would be allowed)."""
+        if self.rate <= 0:
+            return True, 0.0
+        now = time.monotonic()
+        with self._lock:
+            tokens, stamp = self._buckets.get(key, (float(self.burst), now))
+            tokens = min(float(self.burst), tokens + (now - stamp) * self.rate)
+            if tokens >= 1:
+                self._buckets[key] = (tokens - 1, now)
+                return True, 0.0
+            self._buckets[key] = (tokens, now)
+            if len(self._buckets) > 10_000:  # forget idle clients
+                self._buckets = {k: v for k, v in self._buckets.items() if now - v[1] < 60}
+            return False, (1 - tokens) / self.rate
+
+
+def token_store_path(data_dir: Path) -> Path:
+    return data_dir / "gateway" / "tokens.db"

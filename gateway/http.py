@@ -6,6 +6,7 @@ Hooks never block a prompt: each runs under a deadline and any failure yields an
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import time
 from collections.abc import AsyncIterator
@@ -22,30 +23,30 @@ from starlette.routing import Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gateway import metrics
-from gateway.auth import Principal, TokenAuthenticator
-from gateway.backends import Backends, Unavailable
+from gateway.auth import Principal, RateLimiter, TokenAuthenticator
+from gateway.backends import Unavailable
 from gateway.context import ContextQuery, ContextResult, ContextService
+from gateway.operations import BadInput, Operations
 from gateway.settings import GatewaySettings
 from kit.logging import REQUEST_ID_HEADER, new_request_id
 from reporecall.indexer.v1 import indexer_pb2
-from reporecall.search.v1 import search_pb2
 
 log = structlog.get_logger("http")
 
 PUBLIC_PATHS = {"/healthz"}
-
-
-class BadRequest(Exception):
-    def __init__(self, field: str, problem: str) -> None:
-        self.field, self.problem = field, problem
-        super().__init__(f"{field}: {problem}")
+# Operations reachable through POST /api/ops/{op} (the CLI's graph, memory and index commands).
+PUBLIC_OPERATIONS = frozenset({
+    "search", "find_symbol", "file_summary", "feedback", "callers", "callees", "call_tree", "call_path",
+    "imports", "importers", "communities", "recall", "store_memory", "forget_memory", "list_memories",
+    "compact_memories", "index_status", "refresh",
+})
 
 
 class RequestContext:
     """Pure ASGI middleware: request id, auth, body cap, one log line and metrics per request."""
 
-    def __init__(self, app: ASGIApp, auth: TokenAuthenticator, max_body: int) -> None:
-        self.app, self.auth, self.max_body = app, auth, max_body
+    def __init__(self, app: ASGIApp, auth: TokenAuthenticator, max_body: int, limiter: RateLimiter) -> None:
+        self.app, self.auth, self.max_body, self.limiter = app, auth, max_body, limiter
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -73,6 +74,12 @@ class RequestContext:
                 if principal is None:
                     await _json(401, {"error": "missing or invalid bearer token"})(scope, receive, send_wrapper)
                     return
+                allowed, retry_after = self.limiter.allow(headers.get("authorization", ""))
+                if not allowed:
+                    response = _json(429, {"error": "rate limit exceeded; slow down"})
+                    response.headers["Retry-After"] = str(max(1, round(retry_after)))
+                    await response(scope, receive, send_wrapper)
+                    return
                 scope.setdefault("state", {})["principal"] = principal
                 structlog.contextvars.bind_contextvars(user=principal.user)
             length = headers.get("content-length")
@@ -97,7 +104,7 @@ def _capped(receive: Receive, limit: int) -> Receive:
         if message["type"] == "http.request":
             seen += len(message.get("body", b""))
             if seen > limit:
-                raise BadRequest("body", f"larger than {limit} bytes")
+                raise BadInput("body", f"larger than {limit} bytes")
         return message
 
     return wrapped
@@ -118,9 +125,9 @@ async def _read_json(request: Request) -> dict[str, Any]:
     try:
         data = json.loads(raw or b"{}")
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise BadRequest("body", f"not valid JSON ({exc.__class__.__name__})") from None
+        raise BadInput("body", f"not valid JSON ({exc.__class__.__name__})") from None
     if not isinstance(data, dict):
-        raise BadRequest("body", "must be a JSON object")
+        raise BadInput("body", "must be a JSON object")
     return data
 
 
@@ -129,18 +136,18 @@ def _str(data: dict[str, Any], key: str, default: str = "", max_len: int = 100_0
     if value is None:
         return default
     if not isinstance(value, str):
-        raise BadRequest(key, "must be a string")
+        raise BadInput(key, "must be a string")
     if len(value) > max_len:
-        raise BadRequest(key, f"longer than {max_len} characters")
+        raise BadInput(key, f"longer than {max_len} characters")
     return value
 
 
 def _int(data: dict[str, Any], key: str, default: int, low: int, high: int) -> int:
     value = data.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise BadRequest(key, "must be an integer")
+        raise BadInput(key, "must be an integer")
     if not low <= value <= high:
-        raise BadRequest(key, f"must be between {low} and {high}")
+        raise BadInput(key, f"must be between {low} and {high}")
     return value
 
 
@@ -148,9 +155,10 @@ def result_to_json(result: ContextResult) -> dict[str, Any]:
     return asdict(result)
 
 
-def build_http_app(settings: GatewaySettings, backends: Backends, service: ContextService,
+def build_http_app(settings: GatewaySettings, ops: Operations, service: ContextService,
                    auth: TokenAuthenticator, extra_routes: list[Any] | None = None,
                    lifespan: Any = None) -> ASGIApp:
+    backends = ops.backends
     hook_deadline = settings.hook_deadline_ms / 1000
 
     async def prompt_context(request: Request) -> Response:
@@ -172,7 +180,7 @@ def build_http_app(settings: GatewaySettings, backends: Backends, service: Conte
                 return _json(200, {})
             return _json(200, {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
                                                       "additionalContext": result.text}})
-        except BadRequest as exc:
+        except BadInput as exc:
             metrics.HOOK_FAILURES.labels("UserPromptSubmit", "bad_request").inc()
             log.warning("hook.bad_request", field=exc.field, problem=exc.problem)
             return _json(200, {})
@@ -202,20 +210,30 @@ def build_http_app(settings: GatewaySettings, backends: Backends, service: Conte
 
     async def api_search(request: Request) -> Response:
         data = await _read_json(request)
-        repo = await _require_repo(data)
-        mode = {"hybrid": 1, "keyword": 2, "vector": 3}.get(_str(data, "mode", "hybrid"))
-        if mode is None:
-            raise BadRequest("mode", "must be hybrid, keyword or vector")
-        reply = await backends.call("search", backends.search.Search, search_pb2.SearchRequest(
-            query=_str(data, "query"), repo=repo, limit=_int(data, "limit", 10, 1, 200), mode=mode), 10.0)
-        return _json(200, MessageToDict(reply, preserving_proto_field_name=True))
+        repo = await ops.repo(_str(data, "repo", max_len=256), _str(data, "cwd", max_len=4096))
+        return _json(200, await ops.search(repo, data.get("query"), data.get("limit", 10),
+                                           data.get("mode", "hybrid"), data.get("path_prefix", "") or ""))
 
-    async def _require_repo(data: dict[str, Any]) -> str:
-        name = _str(data, "repo", max_len=256)
-        info = await service.repos.resolve(name or None, _str(data, "cwd", max_len=4096) or None)
-        if info is None:
-            raise BadRequest("repo", "no registered repository by that name or containing that cwd")
-        return info.name
+    async def api_op(request: Request) -> Response:
+        """POST /api/ops/{op}: any Operations method by name; JSON body = its arguments + repo/cwd."""
+        name = request.path_params["op"]
+        if name not in PUBLIC_OPERATIONS:
+            raise BadInput("op", f"unknown operation; one of {', '.join(sorted(PUBLIC_OPERATIONS))}")
+        data = await _read_json(request)
+        repo = await ops.repo(_str(data, "repo", max_len=256), _str(data, "cwd", max_len=4096))
+        data.pop("repo", None)
+        data.pop("cwd", None)
+        method = getattr(ops, name)
+        parameters = inspect.signature(method).parameters
+        if "user" in parameters:
+            data["user"] = _principal(request).user
+        unknown = sorted(set(data) - set(parameters) - {"self"})
+        if unknown:
+            raise BadInput(unknown[0], f"not an argument of {name}")
+        try:
+            return _json(200, await method(repo, **data))
+        except TypeError as exc:
+            raise BadInput("body", f"wrong arguments for {name} ({exc})") from None
 
     async def list_repos(request: Request) -> Response:
         reply = await backends.call("indexer", backends.indexer.ListRepos, indexer_pb2.ListReposRequest(), 5.0)
@@ -266,6 +284,7 @@ def build_http_app(settings: GatewaySettings, backends: Backends, service: Conte
         Route("/api/status", status, methods=["GET"]),
         Route("/api/context", api_context, methods=["POST"]),
         Route("/api/search", api_search, methods=["POST"]),
+        Route("/api/ops/{op}", api_op, methods=["POST"]),
         Route("/api/repos", list_repos, methods=["GET"]),
         Route("/api/repos", register_repo, methods=["POST"]),
         Route("/api/repos/{name}", remove_repo, methods=["DELETE"]),
@@ -275,7 +294,7 @@ def build_http_app(settings: GatewaySettings, backends: Backends, service: Conte
     ]
 
     async def bad_request(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, BadRequest)
+        assert isinstance(exc, BadInput)
         return _json(400, {"error": str(exc), "field": exc.field})
 
     async def unavailable(request: Request, exc: Exception) -> Response:
@@ -289,10 +308,11 @@ def build_http_app(settings: GatewaySettings, backends: Backends, service: Conte
 
     app = Starlette(
         routes=routes,
-        exception_handlers={BadRequest: bad_request, Unavailable: unavailable, grpc.aio.AioRpcError: rpc_error},
+        exception_handlers={BadInput: bad_request, Unavailable: unavailable, grpc.aio.AioRpcError: rpc_error},
         lifespan=lifespan,
     )
-    return RequestContext(app, auth, settings.max_body_bytes)
+    limiter = RateLimiter(settings.rate_limit_per_second, settings.rate_limit_burst)
+    return RequestContext(app, auth, settings.max_body_bytes, limiter)
 
 
 def _principal(request: Request) -> Principal:

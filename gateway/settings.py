@@ -23,3 +23,9 @@ class GatewaySettings(ServiceSettings):
     local_token: str = ""
     # Largest request body accepted, bytes.
     max_body_bytes: int = 1_000_000
+    # Requests per second allowed per token on average (0 disables), and the burst above it.
+    rate_limit_per_second: float = 20.0
+    rate_limit_burst: int = 60
+    # TLS: serve HTTPS when both are set.
+    tls_cert_file: str = ""
+    tls_key_file: str = ""

@@ -15,7 +15,7 @@ from typing import Any
 
 import grpc
 import structlog
-from prometheus_client import Counter, Histogram, start_http_server
+from prometheus_client import Counter, Gauge, Histogram, start_http_server
 
 from kit.logging import REQUEST_ID_HEADER, current_request_id, new_request_id
 
@@ -186,3 +186,21 @@ _PENDING: set[asyncio.Future[None]] = set()
 
 def client_interceptors() -> list[grpc.aio.ClientInterceptor]:
     return [UnaryUnaryClientInterceptor(), UnaryStreamClientInterceptor()]
+
+
+# --- Domain metrics shared by the store-owning services -------------------------------------------
+
+STORE_SECONDS = Histogram(
+    "reporecall_store_seconds", "Latency of store operations by store and operation.", ("store", "op"),
+    buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
+)
+DATA_DIR_FREE = Gauge("reporecall_data_dir_free_bytes", "Free bytes on the data directory's filesystem.")
+DATA_DIR_SIZE = Gauge("reporecall_data_dir_size_bytes", "Size of the data directory's filesystem.")
+
+
+def watch_data_dir(path: str) -> None:
+    """Export free/total bytes of the filesystem holding `path`, read at scrape time."""
+    import shutil
+
+    DATA_DIR_FREE.set_function(lambda: shutil.disk_usage(path).free)
+    DATA_DIR_SIZE.set_function(lambda: shutil.disk_usage(path).total)

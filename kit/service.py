@@ -21,7 +21,7 @@ from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
 from kit.logging import configure_logging
-from kit.metrics import ServerInterceptor, start_metrics_server
+from kit.metrics import ServerInterceptor, start_metrics_server, watch_data_dir
 from kit.settings import ConfigError, ServiceSettings, SettingsT, load_settings
 
 log = structlog.get_logger("service")
@@ -99,6 +99,7 @@ async def start_grpc_server(
 def start_metrics(settings: ServiceSettings) -> int:
     if settings.metrics_port < 0:
         return -1
+    watch_data_dir(str(settings.data_dir))
     try:
         return start_metrics_server(settings.metrics_port, settings.metrics_host)
     except OSError as exc:

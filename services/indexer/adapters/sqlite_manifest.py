@@ -38,12 +38,12 @@ _FILE_COLUMNS = "path, mtime_ns, size, hash, chunks, status"
 
 
 def manifest_path_from_url(url: str, default: Path) -> Path:
-    """`sqlite:///abs/path.db` → that path; "" → `default`."""
+    """`sqlite:///abs/path.db` (or SQLAlchemy's `sqlite:////abs/path.db`) → /abs/path.db; "" → `default`."""
     if not url:
         return default
     if not url.startswith("sqlite:///"):
         raise ValueError(f"manifest URL {url!r} must look like sqlite:///absolute/path/manifest.db")
-    return Path(url.removeprefix("sqlite://"))
+    return Path("/" + url.removeprefix("sqlite://").lstrip("/"))
 
 
 class SqliteManifest:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -139,22 +139,35 @@ class RepoScanner:
         *,
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
         extra_ignores: Iterable[str] = (),
+        accept: Callable[[str], bool] | None = None,
     ) -> None:
         self.root = Path(root).resolve()
         self.max_file_bytes = max_file_bytes
+        # Final say on a path that passed the ignore rules, e.g. "a language we can index".
+        self._accept = accept
         self._builtin = GitIgnoreSpec.from_lines([*BUILTIN_IGNORES, *extra_ignores])
         self._rules_cache: dict[str, _Rules] = {}
 
     # -- walking -----------------------------------------------------------------------------------
 
-    def walk(self, *, sniff: bool = False) -> Iterator[ScannedFile]:
-        """Every indexable file under the root, sorted by path within each folder.
+    def walk(self, *, under: str = "", sniff: bool = False) -> Iterator[ScannedFile]:
+        """Every indexable file under the root (or under the folder `under`), sorted within each folder.
 
         With `sniff`, also reads each file's first 8 KiB and drops binary and generated ones.
+        Ignore files are re-read on every walk.
         """
-        root_rules = self._folder_rules("", self._base_rules())
-        visited = {self._dir_key(self.root)}
-        yield from self._walk_dir(self.root, "", root_rules, visited, sniff)
+        self.reload()
+        rules: _Rules | None = self._folder_rules("", self._base_rules())
+        under = under.strip("/")
+        if under:
+            rules = self._rules_inside(under)
+            if rules is None:
+                return
+        start = self.root / under if under else self.root
+        if not start.is_dir() or not _is_within(start.resolve(), self.root):
+            return
+        visited = {self._dir_key(start)}
+        yield from self._walk_dir(start, under, rules, visited, sniff)
 
     def _walk_dir(
         self, abs_dir: Path, rel_dir: str, rules: _Rules, visited: set[tuple[int, int]], sniff: bool
@@ -186,6 +199,8 @@ class RepoScanner:
             elif stat.S_ISREG(st.st_mode):
                 if st.st_size > self.max_file_bytes or self._ignored_by(rules, rel, is_dir=False):
                     continue
+                if self._accept is not None and not self._accept(rel):
+                    continue
                 if sniff and self.sniff(rel) is not None:
                     continue
                 yield ScannedFile(rel, st.st_mtime_ns, st.st_size)
@@ -198,19 +213,14 @@ class RepoScanner:
         Checks every ancestor folder too, so it agrees with `walk()` for paths reported by a watcher.
         Reasons: "missing", "not a file", "ignored", "too large", "outside repository".
         """
-        parts = PurePosixPath(rel_path).parts
-        if not parts:
+        parent = PurePosixPath(rel_path).parent.as_posix()
+        if not rel_path or rel_path == ".":
             return "not a file"
-        rules = self._folder_rules("", self._base_rules())
-        for depth in range(len(parts) - 1):
-            folder = "/".join(parts[: depth + 1])
-            if parts[depth] in VCS_DIRS or self._ignored_by(rules, folder, is_dir=True):
-                return "ignored"
-            if self._is_virtualenv(str(self.root / folder)):
-                return "ignored"
-            rules = self._folder_rules(folder, rules)
-        if self._ignored_by(rules, rel_path, is_dir=False):
+        rules = self._rules_inside("" if parent == "." else parent)
+        if rules is None or self._ignored_by(rules, rel_path, is_dir=False):
             return "ignored"
+        if self._accept is not None and not self._accept(rel_path):
+            return "unsupported file type"
         abs_path = self.root / rel_path
         try:
             st = abs_path.stat()
@@ -226,7 +236,7 @@ class RepoScanner:
 
     def is_ignored(self, rel_path: str) -> bool:
         """True when rules (not file state) exclude `rel_path`; a missing path may still be not ignored."""
-        return self.skip_reason(rel_path) in ("ignored", "outside repository")
+        return self.skip_reason(rel_path) in ("ignored", "unsupported file type", "outside repository")
 
     def stat(self, rel_path: str) -> ScannedFile | None:
         """The scanned form of one file, or None when it is missing or not indexable by path rules."""
@@ -254,6 +264,21 @@ class RepoScanner:
         self._rules_cache.clear()
 
     # -- rules -------------------------------------------------------------------------------------
+
+    def _rules_inside(self, rel_dir: str) -> _Rules | None:
+        """The rules in force inside folder `rel_dir`, or None when the folder itself is ignored."""
+        rules = self._folder_rules("", self._base_rules())
+        if not rel_dir:
+            return rules
+        parts = PurePosixPath(rel_dir).parts
+        for depth in range(len(parts)):
+            folder = "/".join(parts[: depth + 1])
+            if parts[depth] in VCS_DIRS or self._ignored_by(rules, folder, is_dir=True):
+                return None
+            if self._is_virtualenv(str(self.root / folder)):
+                return None
+            rules = self._folder_rules(folder, rules)
+        return rules
 
     def _base_rules(self) -> _Rules:
         builtin = _Rules("", self._builtin, None)

@@ -32,3 +32,14 @@ def is_visible(memory: Memory, viewer: Viewer) -> bool:
         return False
     return not (memory.memory_class is MemoryClass.WORKING and memory.user and memory.user != viewer.user)
 
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryFilter:
+    """What recall and list may return: visible to `viewer`, of these classes (empty: all), active only
+    unless `include_inactive`, with confidence at least `min_confidence`."""
+
+    viewer: Viewer
+    classes: frozenset[MemoryClass] = frozenset()
+    include_inactive: bool = False
+    min_confidence: float = 0.0

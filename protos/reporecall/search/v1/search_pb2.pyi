@@ -39,6 +39,64 @@ SYMBOL_MATCH_EXACT: SymbolMatch
 SYMBOL_MATCH_PREFIX: SymbolMatch
 SYMBOL_MATCH_FUZZY: SymbolMatch
 
+class RepoProfileRequest(_message.Message):
+    __slots__ = ("repo", "max_symbols")
+    REPO_FIELD_NUMBER: _ClassVar[int]
+    MAX_SYMBOLS_FIELD_NUMBER: _ClassVar[int]
+    repo: str
+    max_symbols: int
+    def __init__(self, repo: _Optional[str] = ..., max_symbols: _Optional[int] = ...) -> None: ...
+
+class ProfileFile(_message.Message):
+    __slots__ = ("path", "language", "is_test")
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    LANGUAGE_FIELD_NUMBER: _ClassVar[int]
+    IS_TEST_FIELD_NUMBER: _ClassVar[int]
+    path: str
+    language: str
+    is_test: bool
+    def __init__(self, path: _Optional[str] = ..., language: _Optional[str] = ..., is_test: _Optional[bool] = ...) -> None: ...
+
+class RepoProfileResponse(_message.Message):
+    __slots__ = ("files", "symbols")
+    FILES_FIELD_NUMBER: _ClassVar[int]
+    SYMBOLS_FIELD_NUMBER: _ClassVar[int]
+    files: _containers.RepeatedCompositeFieldContainer[ProfileFile]
+    symbols: _containers.RepeatedCompositeFieldContainer[_common_pb2.Chunk]
+    def __init__(self, files: _Optional[_Iterable[_Union[ProfileFile, _Mapping]]] = ..., symbols: _Optional[_Iterable[_Union[_common_pb2.Chunk, _Mapping]]] = ...) -> None: ...
+
+class FileChunksRequest(_message.Message):
+    __slots__ = ("repo", "path")
+    REPO_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    repo: str
+    path: str
+    def __init__(self, repo: _Optional[str] = ..., path: _Optional[str] = ...) -> None: ...
+
+class FileChunksResponse(_message.Message):
+    __slots__ = ("chunks",)
+    CHUNKS_FIELD_NUMBER: _ClassVar[int]
+    chunks: _containers.RepeatedCompositeFieldContainer[_common_pb2.Chunk]
+    def __init__(self, chunks: _Optional[_Iterable[_Union[_common_pb2.Chunk, _Mapping]]] = ...) -> None: ...
+
+class FeedbackRequest(_message.Message):
+    __slots__ = ("repo", "chunk_id", "useful", "query")
+    REPO_FIELD_NUMBER: _ClassVar[int]
+    CHUNK_ID_FIELD_NUMBER: _ClassVar[int]
+    USEFUL_FIELD_NUMBER: _ClassVar[int]
+    QUERY_FIELD_NUMBER: _ClassVar[int]
+    repo: str
+    chunk_id: str
+    useful: bool
+    query: str
+    def __init__(self, repo: _Optional[str] = ..., chunk_id: _Optional[str] = ..., useful: _Optional[bool] = ..., query: _Optional[str] = ...) -> None: ...
+
+class FeedbackResponse(_message.Message):
+    __slots__ = ("score",)
+    SCORE_FIELD_NUMBER: _ClassVar[int]
+    score: int
+    def __init__(self, score: _Optional[int] = ...) -> None: ...
+
 class UpsertFileRequest(_message.Message):
     __slots__ = ("repo", "path", "file_hash", "chunks")
     REPO_FIELD_NUMBER: _ClassVar[int]

@@ -70,6 +70,21 @@ class SearchServiceStub:
                 request_serializer=reporecall_dot_search_dot_v1_dot_search__pb2.StatsRequest.SerializeToString,
                 response_deserializer=reporecall_dot_search_dot_v1_dot_search__pb2.StatsResponse.FromString,
                 _registered_method=True)
+        self.FileChunks = channel.unary_unary(
+                '/reporecall.search.v1.SearchService/FileChunks',
+                request_serializer=reporecall_dot_search_dot_v1_dot_search__pb2.FileChunksRequest.SerializeToString,
+                response_deserializer=reporecall_dot_search_dot_v1_dot_search__pb2.FileChunksResponse.FromString,
+                _registered_method=True)
+        self.Feedback = channel.unary_unary(
+                '/reporecall.search.v1.SearchService/Feedback',
+                request_serializer=reporecall_dot_search_dot_v1_dot_search__pb2.FeedbackRequest.SerializeToString,
+                response_deserializer=reporecall_dot_search_dot_v1_dot_search__pb2.FeedbackResponse.FromString,
+                _registered_method=True)
+        self.RepoProfile = channel.unary_unary(
+                '/reporecall.search.v1.SearchService/RepoProfile',
+                request_serializer=reporecall_dot_search_dot_v1_dot_search__pb2.RepoProfileRequest.SerializeToString,
+                response_deserializer=reporecall_dot_search_dot_v1_dot_search__pb2.RepoProfileResponse.FromString,
+                _registered_method=True)
 
 
 class SearchServiceServicer:
@@ -125,6 +140,27 @@ class SearchServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def FileChunks(self, request, context):
+        """Every chunk of one file, in line order (for file summaries).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Feedback(self, request, context):
+        """Records whether a result was useful for a query; feeds ranking.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def RepoProfile(self, request, context):
+        """Files and a sample of definitions, for convention detection (SessionStart).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_SearchServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -162,6 +198,21 @@ def add_SearchServiceServicer_to_server(servicer, server):
                     servicer.Stats,
                     request_deserializer=reporecall_dot_search_dot_v1_dot_search__pb2.StatsRequest.FromString,
                     response_serializer=reporecall_dot_search_dot_v1_dot_search__pb2.StatsResponse.SerializeToString,
+            ),
+            'FileChunks': grpc.unary_unary_rpc_method_handler(
+                    servicer.FileChunks,
+                    request_deserializer=reporecall_dot_search_dot_v1_dot_search__pb2.FileChunksRequest.FromString,
+                    response_serializer=reporecall_dot_search_dot_v1_dot_search__pb2.FileChunksResponse.SerializeToString,
+            ),
+            'Feedback': grpc.unary_unary_rpc_method_handler(
+                    servicer.Feedback,
+                    request_deserializer=reporecall_dot_search_dot_v1_dot_search__pb2.FeedbackRequest.FromString,
+                    response_serializer=reporecall_dot_search_dot_v1_dot_search__pb2.FeedbackResponse.SerializeToString,
+            ),
+            'RepoProfile': grpc.unary_unary_rpc_method_handler(
+                    servicer.RepoProfile,
+                    request_deserializer=reporecall_dot_search_dot_v1_dot_search__pb2.RepoProfileRequest.FromString,
+                    response_serializer=reporecall_dot_search_dot_v1_dot_search__pb2.RepoProfileResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -354,6 +405,87 @@ class SearchService:
             '/reporecall.search.v1.SearchService/Stats',
             reporecall_dot_search_dot_v1_dot_search__pb2.StatsRequest.SerializeToString,
             reporecall_dot_search_dot_v1_dot_search__pb2.StatsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def FileChunks(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/reporecall.search.v1.SearchService/FileChunks',
+            reporecall_dot_search_dot_v1_dot_search__pb2.FileChunksRequest.SerializeToString,
+            reporecall_dot_search_dot_v1_dot_search__pb2.FileChunksResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Feedback(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/reporecall.search.v1.SearchService/Feedback',
+            reporecall_dot_search_dot_v1_dot_search__pb2.FeedbackRequest.SerializeToString,
+            reporecall_dot_search_dot_v1_dot_search__pb2.FeedbackResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def RepoProfile(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/reporecall.search.v1.SearchService/RepoProfile',
+            reporecall_dot_search_dot_v1_dot_search__pb2.RepoProfileRequest.SerializeToString,
+            reporecall_dot_search_dot_v1_dot_search__pb2.RepoProfileResponse.FromString,
             options,
             channel_credentials,
             insecure,

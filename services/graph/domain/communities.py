@@ -1,0 +1,138 @@
+"""Louvain communities over the resolved call graph plus a file layer for imports.
+
+The graph handed to Louvain has one vertex per symbol and one per file. Call edges join symbols (weight =
+call count; an ambiguous call spreads its weight over its candidates), each symbol is tied to its file
+(weight 1), and each resolved import ties two files (weight 1). The file layer lets the import graph pull
+modules together without inventing symbol-to-symbol edges, and keeps symbols that call nothing next to
+their neighbours in the file. Communities report symbols only.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from datetime import datetime
+
+import igraph
+
+from kit.domain import Symbol
+
+from .model import Bridge, CallEdge, Community, CommunityReport, EdgeCounts, Hub, RepoFacts, Resolution
+from .resolution import CallResolver, resolve_edges
+
+MEMBERSHIP_WEIGHT = 1.0
+IMPORT_WEIGHT = 1.0
+TOP_SYMBOLS = 5
+DOMINANT_PATHS = 3
+MAX_HUBS = 20
+MAX_BRIDGES = 50
+
+
+def resolve_all(facts: RepoFacts) -> list[CallEdge]:
+    """Every call edge of a repository, resolved against all of its definitions and imports."""
+    imports_by_path: dict[str, list] = defaultdict(list)
+    for imp in facts.imports:
+        imports_by_path[imp.path].append(imp)
+    resolver = CallResolver(facts.symbols, imports_by_path)
+    callers = {s.id: s for s in facts.symbols}
+    return resolve_edges(facts.call_sites, callers, resolver)
+
+
+def count_edges(edges: Sequence[CallEdge]) -> EdgeCounts:
+    """Resolved edges, ambiguous calls (once per caller and name) and external calls."""
+    resolved = sum(1 for e in edges if e.resolution.is_resolved)
+    ambiguous = len({(e.caller_id, e.callee_name) for e in edges if e.resolution is Resolution.AMBIGUOUS})
+    external = sum(1 for e in edges if e.resolution is Resolution.EXTERNAL)
+    return EdgeCounts(resolved, ambiguous, external)
+
+
+def detect_communities(facts: RepoFacts, *, generation: int, now: datetime) -> CommunityReport:
+    """Resolve the repository's calls, run Louvain and describe the result."""
+    edges = resolve_all(facts)
+    counts = count_edges(edges)
+    symbols = list(facts.symbols)
+    if not symbols:
+        return CommunityReport((), (), (), 0.0, now, counts, generation)
+
+    index = {s.id: i for i, s in enumerate(symbols)}
+    files: dict[str, int] = {}
+
+    def file_vertex(path: str) -> int:
+        if path not in files:
+            files[path] = len(symbols) + len(files)
+        return files[path]
+
+    weights: dict[tuple[int, int], float] = defaultdict(float)
+    for s in symbols:
+        weights[(index[s.id], file_vertex(s.path))] += MEMBERSHIP_WEIGHT
+    for imp in facts.imports:
+        if imp.resolved_path and imp.resolved_path != imp.path:
+            a, b = file_vertex(imp.path), file_vertex(imp.resolved_path)
+            weights[(min(a, b), max(a, b))] += IMPORT_WEIGHT
+    for e in edges:
+        if e.resolution is Resolution.EXTERNAL or e.caller_id == e.callee_id:
+            continue
+        a, b = index.get(e.caller_id), index.get(e.callee_id)
+        if a is None or b is None:
+            continue
+        weight = e.count if e.resolution.is_resolved else e.count / max(e.candidates, 1)
+        weights[(min(a, b), max(a, b))] += weight
+
+    graph = igraph.Graph(n=len(symbols) + len(files), edges=list(weights), directed=False)
+    graph.es["weight"] = list(weights.values())
+    membership = graph.community_multilevel(weights="weight").membership
+    modularity = graph.modularity(membership, weights="weight") if graph.ecount() else 0.0
+
+    groups: dict[int, list[Symbol]] = defaultdict(list)
+    for s in symbols:
+        groups[membership[index[s.id]]].append(s)
+    ordered = sorted(groups.values(), key=lambda members: (-len(members), min(m.path for m in members)))
+    community_of: dict[str, int] = {}
+    for cid, members in enumerate(ordered):
+        for m in members:
+            community_of[m.id] = cid
+
+    in_deg, out_deg = _degrees(edges)
+    degree = {sid: in_deg.get(sid, 0) + out_deg.get(sid, 0) for sid in index}
+    communities = tuple(
+        _describe(cid, members, degree) for cid, members in enumerate(ordered)
+    )
+    by_id = {s.id: s for s in symbols}
+    hubs = tuple(
+        Hub(by_id[sid], in_deg.get(sid, 0), out_deg.get(sid, 0), community_of[sid])
+        for sid in sorted((sid for sid in degree if degree[sid] > 0),
+                          key=lambda sid: (-degree[sid], by_id[sid].is_test, by_id[sid].qualified_name, sid))[:MAX_HUBS]
+    )
+    bridge_edges = [
+        e for e in edges
+        if e.resolution.is_resolved and e.callee_id in community_of
+        and community_of[e.caller_id] != community_of[e.callee_id]
+    ]
+    bridge_edges.sort(key=lambda e: (-e.count, e.caller_id, e.callee_id))
+    bridges = tuple(
+        Bridge(e, community_of[e.caller_id], community_of[e.callee_id]) for e in bridge_edges[:MAX_BRIDGES]
+    )
+    return CommunityReport(communities, hubs, bridges, modularity, now, counts, generation)
+
+
+def _degrees(edges: Sequence[CallEdge]) -> tuple[dict[str, int], dict[str, int]]:
+    """Distinct resolved neighbours in and out, self-calls excluded."""
+    callers: dict[str, set[str]] = defaultdict(set)
+    callees: dict[str, set[str]] = defaultdict(set)
+    for e in edges:
+        if e.resolution.is_resolved and e.caller_id != e.callee_id:
+            callees[e.caller_id].add(e.callee_id)
+            callers[e.callee_id].add(e.caller_id)
+    return {k: len(v) for k, v in callers.items()}, {k: len(v) for k, v in callees.items()}
+
+
+def _describe(cid: int, members: list[Symbol], degree: dict[str, int]) -> Community:
+    dirs = Counter(posixpath.dirname(m.path) or "." for m in members)
+    dominant = tuple(d for d, _ in sorted(dirs.items(), key=lambda kv: (-kv[1], kv[0]))[:DOMINANT_PATHS])
+    top = tuple(
+        sorted(members, key=lambda m: (-degree.get(m.id, 0), m.is_test, m.qualified_name, m.id))[:TOP_SYMBOLS]
+    )
+    names = ", ".join(dict.fromkeys(m.qualified_name for m in top[:3]))
+    label = f"{dominant[0]}: {names}" if names else dominant[0]
+    return Community(cid, len(members), dominant, top, label, frozenset(m.id for m in members))

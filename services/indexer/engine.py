@@ -1,0 +1,627 @@
+"""The indexing engine: scan → detect changes → parse off the loop → fan out per file → record after ack.
+
+Consistency rule (DESIGN.md §4): a file is the unit. Before sending, its manifest row is marked
+pending; it is recorded with its new hash only after BOTH search and graph acknowledged the complete
+new state (replace semantics). A crash, a cancelled run or a failed send therefore leaves the file
+pending, and the next run sends it again whatever its hash — so the final state downstream always
+converges on the state of a clean run. Deletions are forgotten only after both acknowledged, too.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from concurrent.futures import Executor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from functools import partial
+from pathlib import Path
+from typing import Any, TypeVar
+
+import structlog
+
+from kit.domain import Chunk, Import
+from services.indexer.adapters.git_repo import read_head, read_origin_url
+from services.indexer.domain.changes import Candidate, dirty_paths, estimate_eta, plan_run
+from services.indexer.domain.model import (
+    DownstreamUnavailable,
+    FileRecord,
+    FileStatus,
+    IndexPathsResult,
+    IndexPhase,
+    IndexProgress,
+    InvalidRepoPath,
+    RepoNotFound,
+    RepoRecord,
+    RepoStatus,
+)
+from services.indexer.domain.repos import derive_repo_name, normalise_remote, validate_repo_name
+from services.indexer.domain.scanner import (
+    DEFAULT_MAX_FILE_BYTES,
+    PathOutsideRepo,
+    RepoScanner,
+    ScannedFile,
+    confine,
+)
+from services.indexer.ports import GraphSink, Manifest, SearchSink, SinkUnavailable
+from services.indexer.worker import Outcome, ParseFn, Prepared, PrepareJob, default_parse, prepare_file
+
+log = structlog.get_logger("indexer")
+
+T = TypeVar("T")
+
+ImportResolver = Callable[[Sequence[Import], str, frozenset[str], str | None], Sequence[Import]]
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    """Tuning of the engine; `IndexerSettings` fills it from the environment."""
+
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    # Files between "read" and "recorded" at once; a slow downstream fills these slots and pauses the scan.
+    max_in_flight: int = 16
+    # Attempts per downstream call when the sink reports SinkUnavailable (1 = no retry).
+    send_attempts: int = 5
+    retry_initial_seconds: float = 0.5
+    retry_max_seconds: float = 8.0
+    delete_batch: int = 256
+    record_batch: int = 64
+    progress_interval_seconds: float = 0.25
+    dirty_limit: int = 1000
+    extra_ignores: tuple[str, ...] = ()
+
+
+@dataclass
+class _Tracker:
+    """Mutable counters of one run; snapshots go to the caller."""
+
+    phase: IndexPhase = IndexPhase.SCANNING
+    files_scanned: int = 0
+    files_changed: int = 0
+    files_parsed: int = 0
+    files_sent: int = 0
+    files_deleted: int = 0
+    chunks: int = 0
+    errors: int = 0
+    message: str = ""
+    started: float = field(default_factory=time.monotonic)
+    indexing_started: float = 0.0
+    version: int = 0
+    error_messages: list[str] = field(default_factory=list)
+
+    def bump(self, **changes: Any) -> None:
+        for name, value in changes.items():
+            setattr(self, name, value)
+        self.version += 1
+
+    def error(self, path: str, problem: str) -> None:
+        self.errors += 1
+        self.message = f"{path}: {problem}"
+        self.error_messages.append(self.message)
+        self.version += 1
+
+    def snapshot(self) -> IndexProgress:
+        done = self.files_sent + self.errors
+        remaining = self.files_changed - done
+        eta = 0.0
+        if self.phase is IndexPhase.INDEXING and self.indexing_started:
+            eta = estimate_eta(done, remaining, time.monotonic() - self.indexing_started)
+        return IndexProgress(
+            phase=self.phase,
+            files_scanned=self.files_scanned,
+            files_changed=self.files_changed,
+            files_parsed=self.files_parsed,
+            files_sent=self.files_sent,
+            files_deleted=self.files_deleted,
+            chunks=self.chunks,
+            errors=self.errors,
+            eta_seconds=round(eta, 1),
+            message=self.message,
+        )
+
+
+class _Recorder:
+    """Buffers acknowledged manifest rows and writes them in batches (a lost batch only means a resend)."""
+
+    def __init__(self, engine: IndexerEngine, repo: str, batch: int) -> None:
+        self._engine, self._repo, self._batch = engine, repo, batch
+        self._rows: list[FileRecord] = []
+
+    async def add(self, row: FileRecord) -> None:
+        self._rows.append(row)
+        if len(self._rows) >= self._batch:
+            await self.flush()
+
+    async def flush(self) -> None:
+        rows, self._rows = self._rows, []
+        if rows:
+            await self._engine._db(self._engine.manifest.record_files, self._repo, rows)
+
+
+@dataclass
+class _RunContext:
+    repo: RepoRecord
+    root: Path
+    tracker: _Tracker
+    recorder: _Recorder
+    repo_files: frozenset[str]
+    go_module: str | None
+    to_delete: list[str] = field(default_factory=list)
+    stop: asyncio.Event = field(default_factory=asyncio.Event)  # set when a downstream is down
+
+
+class IndexerEngine:
+    """Registers repos, runs indexing, reports status, and (optionally) watches registered repos."""
+
+    def __init__(
+        self,
+        manifest: Manifest,
+        search: SearchSink,
+        graph: GraphSink,
+        *,
+        config: EngineConfig | None = None,
+        executor_factory: Callable[[], Executor] | None = None,
+        parse: ParseFn = default_parse,
+        accept: Callable[[str], bool] | None = None,
+        resolve_imports: ImportResolver | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        watch_debounce_ms: int = 300,
+    ) -> None:
+        self.manifest = manifest
+        self.search = search
+        self.graph = graph
+        self.config = config or EngineConfig()
+        self._executor_factory = executor_factory or (lambda: ThreadPoolExecutor(2, "indexer-parse"))
+        self._executor: Executor | None = None
+        self._parse = parse
+        self._accept = accept or _has_known_language
+        self._resolve_imports = resolve_imports or _default_import_resolver
+        self._sleep = sleep
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._watch_debounce_ms = watch_debounce_ms
+        self._watcher: Any = None  # services.indexer.watch.RepoWatcher while watching
+
+    # -- repositories --------------------------------------------------------------------------------
+
+    async def register_repo(self, path: str, name: str = "") -> RepoRecord:
+        """Register (or update) the working tree at absolute `path`; name defaults to its git remote/dir."""
+        if not path or not Path(path).expanduser().is_absolute():
+            raise InvalidRepoPath(f"repository path {path!r} must be absolute")
+        root = Path(path).expanduser().resolve()
+        if not root.is_dir():
+            raise InvalidRepoPath(f"repository path {str(root)!r} is not a directory")
+        remote = normalise_remote(await asyncio.to_thread(read_origin_url, root))
+        name = name.strip() or derive_repo_name(remote, str(root))
+        problem = validate_repo_name(name)
+        if problem:
+            raise InvalidRepoPath(problem)
+        record = await self._db(self.manifest.upsert_repo, name, str(root), remote)
+        if self._watcher is not None:
+            await self._watcher.watch(record.name, Path(record.path))
+        log.info("repo.registered", repo=name, path=str(root), remote=remote)
+        return record
+
+    async def list_repos(self) -> list[RepoRecord]:
+        return await self._db(self.manifest.list_repos)
+
+    async def get_repo(self, name: str) -> RepoRecord:
+        record = await self._db(self.manifest.get_repo, name)
+        if record is None:
+            raise RepoNotFound(name)
+        return record
+
+    async def remove_repo(self, name: str) -> bool:
+        """Delete the repo's data downstream, then forget it. False when it was not registered."""
+        if await self._db(self.manifest.get_repo, name) is None:
+            return False
+        if self._watcher is not None:
+            await self._watcher.unwatch(name)
+        async with self._lock(name):
+            await asyncio.gather(
+                self._with_retry("search.delete_repo", lambda: self.search.delete_repo(name)),
+                self._with_retry("graph.delete_repo", lambda: self.graph.delete_repo(name)),
+            )
+            removed = await self._db(self.manifest.remove_repo, name)
+        log.info("repo.removed", repo=name)
+        return removed
+
+    # -- indexing ------------------------------------------------------------------------------------
+
+    async def index_repo(self, name: str, full: bool = False) -> AsyncIterator[IndexProgress]:
+        """Index the repo, yielding progress snapshots; the last one has phase DONE.
+
+        Stopping the iteration cancels the run; what was acknowledged so far stays recorded.
+        """
+        repo = await self.get_repo(name)
+        tracker = _Tracker()
+        yield tracker.snapshot()
+        task = asyncio.create_task(self._locked_run(repo, full, tracker))
+        seen = tracker.version
+        try:
+            while not task.done():
+                await asyncio.wait({task}, timeout=self.config.progress_interval_seconds)
+                if tracker.version != seen and not task.done():
+                    seen = tracker.version
+                    yield tracker.snapshot()
+            task.result()
+            yield tracker.snapshot()
+        finally:
+            if not task.done():
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+
+    async def run_index(self, name: str, full: bool = False) -> IndexProgress:
+        """`index_repo` to the end; returns the final snapshot."""
+        last = IndexProgress(IndexPhase.SCANNING)
+        async for last in self.index_repo(name, full):
+            pass
+        return last
+
+    async def _locked_run(self, repo: RepoRecord, full: bool, tracker: _Tracker) -> None:
+        async with self._lock(repo.name):
+            await self._run(repo, full, tracker)
+
+    async def _run(self, repo: RepoRecord, full: bool, tracker: _Tracker) -> None:
+        root = Path(repo.path)
+        await self._db(self.manifest.mark_run_started, repo.name, datetime.now(UTC))
+        scanner = self._scanner(root)
+        recorded = await self._db(self.manifest.files, repo.name)
+
+        def scan() -> list[ScannedFile]:
+            files: list[ScannedFile] = []
+            for file in scanner.walk():
+                files.append(file)
+                if len(files) % 256 == 0:
+                    tracker.files_scanned = len(files)
+                    tracker.version += 1
+            return files
+
+        scanned = await asyncio.to_thread(scan) if root.is_dir() else []
+        plan = plan_run(scanned, recorded, full=full)
+        tracker.bump(files_scanned=len(scanned), files_changed=len(plan.candidates))
+        log.info("index.planned", repo=repo.name, scanned=len(scanned), candidates=len(plan.candidates),
+                 vanished=len(plan.vanished), full=full)
+        ctx = await self._context(repo, root, tracker, frozenset(f.path for f in scanned))
+        await self._process(ctx, plan.candidates)
+        ctx.to_delete.extend(plan.vanished)
+        await self._delete(ctx)
+        stopped = ctx.stop.is_set()
+        head = await asyncio.to_thread(read_head, root)
+        commit = head if tracker.errors == 0 and not stopped else repo.indexed_commit
+        await self._db(self.manifest.mark_run_finished, repo.name, datetime.now(UTC), commit)
+        summary = (
+            f"indexed {tracker.files_sent} of {tracker.files_changed} changed files, "
+            f"deleted {tracker.files_deleted}, {tracker.errors} errors"
+        )
+        if stopped:
+            summary += "; stopped early because a downstream service is unavailable — run again when it is back"
+        tracker.bump(phase=IndexPhase.DONE, message=summary)
+        log.info("index.done", repo=repo.name, sent=tracker.files_sent, deleted=tracker.files_deleted,
+                 chunks=tracker.chunks, errors=tracker.errors, seconds=round(time.monotonic() - tracker.started, 3))
+
+    async def index_paths(self, name: str, paths: Sequence[str]) -> IndexPathsResult:
+        """Re-index the given repo-relative (or absolute, inside the root) paths now.
+
+        Raises PathOutsideRepo before doing anything when any path leaves the root. Folders are
+        expanded; vanished or now-ignored paths are deleted downstream; refused ones are reported.
+        """
+        repo = await self.get_repo(name)
+        root = Path(repo.path)
+        relative = [confine(root, p) for p in paths]  # all-or-nothing validation
+        async with self._lock(name):
+            tracker = _Tracker(phase=IndexPhase.INDEXING, indexing_started=time.monotonic())
+            scanner = self._scanner(root)
+            rejected: list[str] = []
+            wanted: dict[str, ScannedFile] = {}
+            gone: set[str] = set()
+            for rel in dict.fromkeys(relative):
+                if rel == "" or (root / rel).is_dir():
+                    files = await asyncio.to_thread(lambda rel=rel: list(scanner.walk(under=rel)))
+                    wanted.update((f.path, f) for f in files)
+                    known = await self._db(self.manifest.files_under, name, rel)
+                    gone.update(p for p in known if p not in wanted)
+                    continue
+                reason = scanner.skip_reason(rel)
+                if reason is None:
+                    file = scanner.stat(rel)
+                    if file is not None:
+                        wanted[rel] = file
+                        continue
+                    reason = "missing"
+                known = await self._db(self.manifest.files_under, name, rel)
+                gone.update(known)
+                if not known:
+                    rejected.append(f"{rel}: {reason}")
+            recorded = await self._db(self.manifest.get_files, name, list(wanted))
+            candidates = [
+                Candidate(file, recorded.get(path), recorded.get(path) is None
+                          or recorded[path].status is FileStatus.PENDING)
+                for path, file in sorted(wanted.items())
+            ]
+            tracker.bump(files_scanned=len(wanted), files_changed=len(candidates))
+            all_files = await self._db(self.manifest.files, name)
+            repo_files = frozenset(all_files) | frozenset(wanted)
+            ctx = await self._context(repo, root, tracker, repo_files)
+            await self._process(ctx, candidates)
+            ctx.to_delete.extend(sorted(gone - set(wanted)))
+            await self._delete(ctx)
+        log.info("index_paths.done", repo=name, paths=len(paths), sent=tracker.files_sent,
+                 deleted=tracker.files_deleted, errors=tracker.errors)
+        return IndexPathsResult(
+            files_sent=tracker.files_sent,
+            files_deleted=tracker.files_deleted,
+            rejected=tuple(rejected),
+            errors=tuple(tracker.error_messages),
+        )
+
+    # -- status --------------------------------------------------------------------------------------
+
+    async def status(self, name: str) -> RepoStatus:
+        repo = await self.get_repo(name)
+        root = Path(repo.path)
+        counts = await self._db(self.manifest.counts, name)
+        recorded = await self._db(self.manifest.files, name)
+        scanner = self._scanner(root)
+        scanned = await asyncio.to_thread(lambda: list(scanner.walk()) if root.is_dir() else [])
+        # Skipped files (binary, generated) are dirty only when their stat changed, like any other.
+        dirty = dirty_paths(scanned, recorded)
+        head = await asyncio.to_thread(read_head, root)
+        limit = self.config.dirty_limit
+        return RepoStatus(
+            repo=repo,
+            indexed_commit=repo.indexed_commit,
+            head_commit=head,
+            files=counts.files,
+            chunks=counts.chunks,
+            pending_files=counts.pending,
+            running=self.is_running(name),
+            dirty_files=tuple(dirty[:limit]),
+            dirty_truncated=len(dirty) > limit,
+        )
+
+    def is_running(self, name: str) -> bool:
+        lock = self._locks.get(name)
+        return lock is not None and lock.locked()
+
+    # -- watching ------------------------------------------------------------------------------------
+
+    async def start_watching(self) -> None:
+        """Watch every registered repo; saved files are re-indexed after a short debounce."""
+        if self._watcher is not None:
+            return
+        from services.indexer.watch import RepoWatcher
+
+        self._watcher = RepoWatcher(
+            index_paths=self.index_paths,
+            reindex=self.run_index,
+            make_scanner=self._scanner,
+            debounce_ms=self._watch_debounce_ms,
+        )
+        for repo in await self.list_repos():
+            await self._watcher.watch(repo.name, Path(repo.path))
+
+    async def stop_watching(self) -> None:
+        watcher, self._watcher = self._watcher, None
+        if watcher is not None:
+            await watcher.close()
+
+    @property
+    def watching(self) -> frozenset[str]:
+        return frozenset(self._watcher.watched) if self._watcher is not None else frozenset()
+
+    async def close(self) -> None:
+        await self.stop_watching()
+        if self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = None
+
+    # -- the pipeline --------------------------------------------------------------------------------
+
+    async def _context(self, repo: RepoRecord, root: Path, tracker: _Tracker, files: frozenset[str]) -> _RunContext:
+        go_module = await asyncio.to_thread(_read_go_module, root)
+        return _RunContext(repo, root, tracker, _Recorder(self, repo.name, self.config.record_batch), files,
+                           go_module)
+
+    async def _process(self, ctx: _RunContext, candidates: Sequence[Candidate]) -> None:
+        tracker = ctx.tracker
+        if candidates:
+            await self._db(self.manifest.mark_pending, ctx.repo.name, [c.file.path for c in candidates])
+        tracker.bump(phase=IndexPhase.INDEXING, indexing_started=time.monotonic())
+        slots = asyncio.Semaphore(self.config.max_in_flight)
+
+        async def one(candidate: Candidate) -> None:
+            try:
+                await self._index_file(ctx, candidate)
+            finally:
+                slots.release()
+
+        try:
+            async with asyncio.TaskGroup() as group:
+                for candidate in candidates:
+                    await slots.acquire()
+                    if ctx.stop.is_set():
+                        slots.release()
+                        break
+                    group.create_task(one(candidate))
+        finally:
+            await ctx.recorder.flush()
+
+    async def _index_file(self, ctx: _RunContext, candidate: Candidate) -> None:
+        tracker, path, previous = ctx.tracker, candidate.file.path, candidate.previous
+        job = PrepareJob(
+            repo=ctx.repo.name,
+            root=str(ctx.root),
+            path=path,
+            known_hash=previous.hash if previous is not None and previous.status is FileStatus.INDEXED else "",
+            force=candidate.force,
+            max_file_bytes=self.config.max_file_bytes,
+        )
+        try:
+            prepared = await self._prepare(job)
+        except Exception as exc:  # a parser bug must not abort the run: the file stays pending
+            log.warning("index.parse_failed", repo=ctx.repo.name, path=path, error=repr(exc))
+            tracker.error(path, f"parse failed: {exc!r}")
+            return
+        if prepared.outcome is Outcome.MISSING:
+            ctx.to_delete.append(path)
+            tracker.bump(files_changed=tracker.files_changed - 1)
+            return
+        if prepared.outcome is Outcome.UNCHANGED:  # touched, not modified: nothing to send
+            assert previous is not None
+            await ctx.recorder.add(replace(previous, mtime_ns=prepared.mtime_ns, size=prepared.size,
+                                           status=FileStatus.INDEXED))
+            tracker.bump(files_changed=tracker.files_changed - 1)
+            return
+        try:
+            if prepared.outcome is Outcome.SKIPPED:
+                chunk_count = await self._send_skipped(ctx, prepared, previous)
+            else:
+                tracker.bump(files_parsed=tracker.files_parsed + 1)
+                chunk_count = await self._send_parsed(ctx, prepared)
+        except DownstreamUnavailable as exc:
+            ctx.stop.set()
+            tracker.error(path, str(exc))
+            return
+        except Exception as exc:
+            log.warning("index.send_failed", repo=ctx.repo.name, path=path, error=repr(exc))
+            tracker.error(path, f"send failed: {exc!r}")
+            return
+        status = FileStatus.SKIPPED if prepared.outcome is Outcome.SKIPPED else FileStatus.INDEXED
+        await ctx.recorder.add(
+            FileRecord(path, prepared.mtime_ns, prepared.size, prepared.file_hash, chunk_count, status)
+        )
+        tracker.bump(files_sent=tracker.files_sent + 1, chunks=tracker.chunks + chunk_count)
+
+    async def _send_parsed(self, ctx: _RunContext, prepared: Prepared) -> int:
+        parsed: Any = prepared.parsed
+        for warning in getattr(parsed, "warnings", ()) or ():
+            log.info("index.parse_warning", repo=ctx.repo.name, path=prepared.path, warning=str(warning))
+        chunks: tuple[Chunk, ...] = tuple(parsed.chunks)
+        imports = tuple(self._resolve_imports(tuple(parsed.imports), parsed.language or "", ctx.repo_files,
+                                              ctx.go_module))
+        await self._fan_out(ctx.repo.name, prepared.path, prepared.file_hash, chunks,
+                            tuple(parsed.call_sites), imports)
+        return len(chunks)
+
+    async def _send_skipped(self, ctx: _RunContext, prepared: Prepared, previous: FileRecord | None) -> int:
+        # Something may be stored downstream for this path: replace it with nothing.
+        if previous is not None and previous.status is not FileStatus.SKIPPED:
+            await self._fan_out(ctx.repo.name, prepared.path, prepared.file_hash, (), (), ())
+        return 0
+
+    async def _fan_out(self, repo: str, path: str, file_hash: str, chunks: tuple[Chunk, ...],
+                       call_sites: tuple, imports: tuple) -> None:
+        symbols = tuple(chunk.symbol() for chunk in chunks)
+        results = await asyncio.gather(
+            self._with_retry("search.upsert_file",
+                             lambda: self.search.upsert_file(repo, path, file_hash, chunks)),
+            self._with_retry("graph.replace_file_graph",
+                             lambda: self.graph.replace_file_graph(repo, path, file_hash, symbols, call_sites,
+                                                                   imports)),
+            return_exceptions=True,
+        )
+        for result in results:  # both calls ran to the end; report the first failure
+            if isinstance(result, BaseException):
+                raise result
+
+    async def _delete(self, ctx: _RunContext) -> None:
+        paths = sorted(set(ctx.to_delete))
+        if not paths or ctx.stop.is_set():
+            return
+        tracker = ctx.tracker
+        tracker.bump(phase=IndexPhase.DELETING)
+        size = self.config.delete_batch
+        for start in range(0, len(paths), size):
+            batch = paths[start : start + size]
+            results = await asyncio.gather(
+                self._with_retry("search.delete_files", lambda b=batch: self.search.delete_files(ctx.repo.name, b)),
+                self._with_retry("graph.delete_files", lambda b=batch: self.graph.delete_files(ctx.repo.name, b)),
+                return_exceptions=True,
+            )
+            failure = next((r for r in results if isinstance(r, BaseException)), None)
+            if failure is not None:
+                for path in batch:
+                    tracker.error(path, f"delete failed: {failure!r}")
+                if isinstance(failure, DownstreamUnavailable):
+                    ctx.stop.set()
+                    return
+                continue
+            await self._db(self.manifest.forget_files, ctx.repo.name, batch)
+            tracker.bump(files_deleted=tracker.files_deleted + len(batch))
+
+    async def _with_retry(self, what: str, call: Callable[[], Awaitable[T]]) -> T:
+        """Retry SinkUnavailable with exponential backoff and jitter; other errors fail at once."""
+        delay = self.config.retry_initial_seconds
+        attempts = max(1, self.config.send_attempts)
+        for attempt in range(1, attempts + 1):
+            try:
+                return await call()
+            except SinkUnavailable as exc:
+                if attempt == attempts:
+                    raise DownstreamUnavailable(f"{what} unavailable after {attempts} attempts: {exc}") from exc
+                log.info("index.retry", call=what, attempt=attempt, delay=round(delay, 2), error=str(exc))
+                await self._sleep(delay * random.uniform(0.8, 1.2))
+                delay = min(delay * 2, self.config.retry_max_seconds)
+        raise AssertionError("unreachable")
+
+    async def _prepare(self, job: PrepareJob) -> Prepared:
+        loop = asyncio.get_running_loop()
+        for _ in range(2):
+            executor = self._get_executor()
+            try:
+                return await loop.run_in_executor(executor, partial(prepare_file, self._parse, job))
+            except BrokenProcessPool:
+                # A worker died (e.g. a grammar crashed); start a fresh pool and try the file once more.
+                log.warning("index.pool_broken", path=job.path)
+                if self._executor is executor:
+                    executor.shutdown(wait=False, cancel_futures=True)
+                    self._executor = None
+        raise RuntimeError(f"parser process crashed twice on {job.path}")
+
+    def _get_executor(self) -> Executor:
+        if self._executor is None:
+            self._executor = self._executor_factory()
+        return self._executor
+
+    def _scanner(self, root: Path) -> RepoScanner:
+        return RepoScanner(
+            root,
+            max_file_bytes=self.config.max_file_bytes,
+            extra_ignores=self.config.extra_ignores,
+            accept=self._accept,
+        )
+
+    def _lock(self, name: str) -> asyncio.Lock:
+        return self._locks.setdefault(name, asyncio.Lock())
+
+    async def _db(self, fn: Callable[..., T], *args: Any) -> T:
+        return await asyncio.to_thread(fn, *args)
+
+
+def _has_known_language(path: str) -> bool:
+    from services.indexer.domain.languages import detect_language
+
+    return detect_language(path) is not None
+
+
+def _read_go_module(root: Path) -> str | None:
+    try:
+        text = (root / "go.mod").read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    for line in text.splitlines():
+        parts = line.split("//", 1)[0].split()
+        if len(parts) >= 2 and parts[0] == "module":
+            return parts[1].strip('"')
+    return None
+
+
+def _default_import_resolver(
+    imports: Sequence[Import], language: str, repo_files: frozenset[str], go_module: str | None
+) -> Sequence[Import]:
+    from services.indexer.domain.imports import resolve_imports
+
+    return resolve_imports(imports, language, repo_files, go_module=go_module)

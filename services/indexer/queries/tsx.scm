@@ -1,0 +1,2 @@
+; inherits: typescript, _jsx
+; TSX: TypeScript plus JSX component calls.

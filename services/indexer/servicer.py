@@ -1,0 +1,144 @@
+"""IndexerService over gRPC: proto ⇄ domain, domain errors → status codes; nothing else."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from datetime import datetime
+
+import grpc
+from google.protobuf.timestamp_pb2 import Timestamp
+
+from reporecall.indexer.v1 import indexer_pb2, indexer_pb2_grpc
+from services.indexer.domain.model import (
+    IndexPhase,
+    IndexProgress,
+    InvalidRepoPath,
+    RepoNotFound,
+    RepoRecord,
+)
+from services.indexer.domain.scanner import PathOutsideRepo
+from services.indexer.engine import IndexerEngine
+
+SERVICE_NAME = indexer_pb2.DESCRIPTOR.services_by_name["IndexerService"].full_name
+MAX_PATHS = 10_000
+
+_PHASES = {
+    IndexPhase.SCANNING: indexer_pb2.INDEX_PHASE_SCANNING,
+    IndexPhase.INDEXING: indexer_pb2.INDEX_PHASE_INDEXING,
+    IndexPhase.DELETING: indexer_pb2.INDEX_PHASE_DELETING,
+    IndexPhase.DONE: indexer_pb2.INDEX_PHASE_DONE,
+}
+
+
+class IndexerServicer(indexer_pb2_grpc.IndexerServiceServicer):
+    def __init__(self, engine: IndexerEngine) -> None:
+        self._engine = engine
+
+    async def RegisterRepo(
+        self, request: indexer_pb2.RegisterRepoRequest, context: grpc.aio.ServicerContext
+    ) -> indexer_pb2.RegisterRepoResponse:
+        if not request.path:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "path: give the absolute path of the working tree")
+        try:
+            record = await self._engine.register_repo(request.path, request.name)
+        except InvalidRepoPath as exc:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        return indexer_pb2.RegisterRepoResponse(repo=_repo_pb(record))
+
+    async def ListRepos(
+        self, request: indexer_pb2.ListReposRequest, context: grpc.aio.ServicerContext
+    ) -> indexer_pb2.ListReposResponse:
+        repos = await self._engine.list_repos()
+        return indexer_pb2.ListReposResponse(repos=[_repo_pb(r) for r in repos])
+
+    async def RemoveRepo(
+        self, request: indexer_pb2.RemoveRepoRequest, context: grpc.aio.ServicerContext
+    ) -> indexer_pb2.RemoveRepoResponse:
+        await _require_repo(request.repo, context)
+        removed = await self._engine.remove_repo(request.repo)
+        return indexer_pb2.RemoveRepoResponse(removed=removed)
+
+    async def IndexRepo(
+        self, request: indexer_pb2.IndexRepoRequest, context: grpc.aio.ServicerContext
+    ) -> AsyncIterator[indexer_pb2.IndexRepoResponse]:
+        await _require_repo(request.repo, context)
+        try:
+            async for progress in self._engine.index_repo(request.repo, full=request.full):
+                yield _progress_pb(progress)
+        except RepoNotFound as exc:
+            await context.abort(grpc.StatusCode.NOT_FOUND, str(exc))
+
+    async def IndexPaths(
+        self, request: indexer_pb2.IndexPathsRequest, context: grpc.aio.ServicerContext
+    ) -> indexer_pb2.IndexPathsResponse:
+        await _require_repo(request.repo, context)
+        if len(request.paths) > MAX_PATHS:
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"paths: {len(request.paths)} paths given, at most {MAX_PATHS}; index the repo instead",
+            )
+        try:
+            result = await self._engine.index_paths(request.repo, list(request.paths))
+        except RepoNotFound as exc:
+            await context.abort(grpc.StatusCode.NOT_FOUND, str(exc))
+        except PathOutsideRepo as exc:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"paths: {exc}")
+        return indexer_pb2.IndexPathsResponse(
+            files_sent=result.files_sent,
+            files_deleted=result.files_deleted,
+            rejected=list(result.rejected),
+        )
+
+    async def RepoStatus(
+        self, request: indexer_pb2.RepoStatusRequest, context: grpc.aio.ServicerContext
+    ) -> indexer_pb2.RepoStatusResponse:
+        await _require_repo(request.repo, context)
+        try:
+            status = await self._engine.status(request.repo)
+        except RepoNotFound as exc:
+            await context.abort(grpc.StatusCode.NOT_FOUND, str(exc))
+        response = indexer_pb2.RepoStatusResponse(
+            repo=_repo_pb(status.repo),
+            indexed_commit=status.indexed_commit,
+            head_commit=status.head_commit,
+            files=status.files,
+            chunks=status.chunks,
+            dirty_files=list(status.dirty_files),
+            running=status.running,
+            pending_files=status.pending_files,
+        )
+        if status.repo.last_run_started is not None:
+            response.last_run_started.CopyFrom(_timestamp(status.repo.last_run_started))
+        if status.repo.last_run_finished is not None:
+            response.last_run_finished.CopyFrom(_timestamp(status.repo.last_run_finished))
+        return response
+
+
+async def _require_repo(name: str, context: grpc.aio.ServicerContext) -> None:
+    if not name:
+        await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "repo: give the name of a registered repository")
+
+
+def _repo_pb(record: RepoRecord) -> indexer_pb2.Repo:
+    return indexer_pb2.Repo(name=record.name, path=record.path, remote=record.remote)
+
+
+def _progress_pb(progress: IndexProgress) -> indexer_pb2.IndexRepoResponse:
+    return indexer_pb2.IndexRepoResponse(
+        phase=_PHASES[progress.phase],
+        files_scanned=progress.files_scanned,
+        files_changed=progress.files_changed,
+        files_parsed=progress.files_parsed,
+        files_sent=progress.files_sent,
+        files_deleted=progress.files_deleted,
+        chunks=progress.chunks,
+        errors=progress.errors,
+        eta_seconds=progress.eta_seconds,
+        message=progress.message,
+    )
+
+
+def _timestamp(value: datetime) -> Timestamp:
+    stamp = Timestamp()
+    stamp.FromDatetime(value)
+    return stamp

@@ -1,0 +1,148 @@
+"""SQLite manifest: repo registry, file rows, pending marks, counts; and the pure change planning over it."""
+
+from __future__ import annotations
+
+import sqlite3
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+
+from services.indexer.adapters.sqlite_manifest import SqliteManifest, manifest_path_from_url
+from services.indexer.domain.changes import dirty_paths, estimate_eta, plan_run
+from services.indexer.domain.model import FileRecord, FileStatus
+from services.indexer.domain.repos import derive_repo_name, normalise_remote, validate_repo_name
+from services.indexer.domain.scanner import ScannedFile
+
+
+@pytest.fixture
+def manifest(tmp_path: Path) -> SqliteManifest:
+    m = SqliteManifest(tmp_path / "m" / "manifest.db")
+    m.upsert_repo("demo", "/src/demo", "github.com/acme/demo")
+    return m
+
+
+def test_uses_wal_and_survives_reopen(tmp_path: Path) -> None:
+    path = tmp_path / "manifest.db"
+    first = SqliteManifest(path)
+    first.upsert_repo("demo", "/src/demo", "")
+    first.record_files("demo", [FileRecord("a.py", 1, 2, "h", 3)])
+    first.close()
+    assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    second = SqliteManifest(path)
+    assert second.files("demo") == {"a.py": FileRecord("a.py", 1, 2, "h", 3, FileStatus.INDEXED)}
+
+
+def test_repo_registry_register_update_list_remove(manifest: SqliteManifest) -> None:
+    manifest.upsert_repo("other", "/src/other", "")
+    again = manifest.upsert_repo("demo", "/moved/demo", "github.com/acme/demo")
+    assert again.path == "/moved/demo"
+    assert [r.name for r in manifest.list_repos()] == ["demo", "other"]
+    assert again.registered_at is not None and again.last_run_started is None
+    manifest.record_files("demo", [FileRecord("a.py", 1, 2, "h", 3)])
+    assert manifest.remove_repo("demo") is True
+    assert manifest.remove_repo("demo") is False
+    assert manifest.get_repo("demo") is None
+    assert manifest.files("demo") == {}
+
+
+def test_run_times_and_indexed_commit(manifest: SqliteManifest) -> None:
+    started = datetime(2025, 1, 2, 3, 4, 5, tzinfo=UTC)
+    manifest.mark_run_started("demo", started)
+    repo = manifest.get_repo("demo")
+    assert repo is not None and repo.last_run_started == started and repo.last_run_finished is None
+    manifest.mark_run_finished("demo", started.replace(minute=10), "abc123")
+    repo = manifest.get_repo("demo")
+    assert repo is not None and repo.indexed_commit == "abc123" and repo.last_run_finished is not None
+
+
+def test_mark_pending_keeps_the_acknowledged_hash_and_counts_pending(manifest: SqliteManifest) -> None:
+    manifest.record_files("demo", [FileRecord("a.py", 10, 20, "old", 4), FileRecord("b.py", 1, 1, "h", 2)])
+    manifest.mark_pending("demo", ["a.py", "new.py"])
+    rows = manifest.files("demo")
+    assert rows["a.py"] == FileRecord("a.py", 10, 20, "old", 4, FileStatus.PENDING)
+    assert rows["new.py"].status is FileStatus.PENDING and rows["new.py"].hash == ""
+    counts = manifest.counts("demo")
+    assert (counts.files, counts.chunks, counts.pending) == (1, 2, 2)
+
+
+def test_forget_files_and_files_under_a_folder(manifest: SqliteManifest) -> None:
+    rows = [FileRecord(p, 1, 1, "h", 1) for p in ["a/x.py", "a/y/z.py", "a_b.py", "a.py", "ab/c.py"]]
+    manifest.record_files("demo", rows)
+    assert manifest.files_under("demo", "a") == ["a/x.py", "a/y/z.py"]
+    assert manifest.files_under("demo", "a.py") == ["a.py"]
+    manifest.forget_files("demo", ["a/x.py", "missing.py"])
+    assert sorted(manifest.get_files("demo", ["a/x.py", "a.py", "a_b.py"])) == ["a.py", "a_b.py"]
+
+
+def test_manifest_url_parsing(tmp_path: Path) -> None:
+    assert manifest_path_from_url("", tmp_path / "d.db") == tmp_path / "d.db"
+    assert manifest_path_from_url("sqlite:////var/x/m.db", tmp_path) == Path("/var/x/m.db")
+    assert manifest_path_from_url("sqlite:///var/x/m.db", tmp_path) == Path("/var/x/m.db")
+    with pytest.raises(ValueError, match="sqlite:///"):
+        manifest_path_from_url("postgres://db/x", tmp_path)
+
+
+# -- pure planning -----------------------------------------------------------------------------------
+
+
+def test_plan_reads_only_new_changed_and_pending_files_and_deletes_vanished() -> None:
+    recorded = {
+        "same.py": FileRecord("same.py", 100, 10, "h1", 1),
+        "edited.py": FileRecord("edited.py", 100, 10, "h2", 1),
+        "pending.py": FileRecord("pending.py", 100, 10, "h3", 1, FileStatus.PENDING),
+        "gone.py": FileRecord("gone.py", 100, 10, "h4", 1),
+    }
+    scanned = [ScannedFile("same.py", 100, 10), ScannedFile("edited.py", 200, 10),
+               ScannedFile("pending.py", 100, 10), ScannedFile("new.py", 5, 5)]
+    plan = plan_run(scanned, recorded, full=False)
+    by_path = {c.file.path: c for c in plan.candidates}
+    assert set(by_path) == {"edited.py", "pending.py", "new.py"}
+    assert not by_path["edited.py"].force  # may turn out unchanged by hash
+    assert by_path["pending.py"].force and by_path["new.py"].force
+    assert plan.unchanged == 1 and plan.vanished == ("gone.py",)
+    assert {c.file.path for c in plan_run(scanned, recorded, full=True).candidates} == {
+        "same.py", "edited.py", "pending.py", "new.py"}
+
+
+def test_dirty_paths_lists_new_modified_deleted_and_pending() -> None:
+    recorded = {
+        "same.py": FileRecord("same.py", 1, 1, "h", 1),
+        "mod.py": FileRecord("mod.py", 1, 1, "h", 1),
+        "del.py": FileRecord("del.py", 1, 1, "h", 1),
+        "pend.py": FileRecord("pend.py", 1, 1, "h", 1, FileStatus.PENDING),
+    }
+    scanned = [ScannedFile("same.py", 1, 1), ScannedFile("mod.py", 1, 2), ScannedFile("new.py", 1, 1),
+               ScannedFile("pend.py", 1, 1)]
+    assert dirty_paths(scanned, recorded) == ["del.py", "mod.py", "new.py", "pend.py"]
+
+
+def test_eta_is_remaining_over_rate_and_zero_when_unknown() -> None:
+    assert estimate_eta(done=10, remaining=30, elapsed_seconds=2.0) == pytest.approx(6.0)
+    assert estimate_eta(done=0, remaining=30, elapsed_seconds=2.0) == 0.0
+    assert estimate_eta(done=10, remaining=0, elapsed_seconds=2.0) == 0.0
+
+
+@pytest.mark.parametrize(
+    ("url", "expected"),
+    [
+        ("git@github.com:Acme/Widget.git", "github.com/Acme/Widget"),
+        ("https://github.com/Acme/Widget.git", "github.com/Acme/Widget"),
+        ("https://user:token@GitHub.com/Acme/Widget/", "github.com/Acme/Widget"),
+        ("ssh://git@gitlab.example.com:2222/group/sub/proj.git", "gitlab.example.com/group/sub/proj"),
+        ("git://example.org/proj", "example.org/proj"),
+        ("/home/me/src/proj", ""),
+        ("file:///home/me/proj.git", ""),
+        ("", ""),
+    ],
+)
+def test_normalise_remote(url: str, expected: str) -> None:
+    assert normalise_remote(url) == expected
+
+
+def test_repo_name_from_remote_else_folder_and_validation() -> None:
+    assert derive_repo_name("github.com/acme/widget", "/x/widget") == "github.com/acme/widget"
+    assert derive_repo_name("", "/x/widget") == "widget"
+    assert validate_repo_name("github.com/acme/widget") is None
+    assert validate_repo_name("../etc") is not None
+    assert validate_repo_name("a b") is not None

@@ -1,0 +1,827 @@
+"""MemoryEngine: the memory service's use cases over the memory folders (truth) and the index (cache).
+
+Synchronous and thread-safe. Every change happens under the folder's lock (threads and processes), is
+written to the files atomically, then re-read from disk into the index, so the index can always be
+rebuilt from the files and give the same answers.
+
+Sources per namespace (a repo, or "" for global memories):
+- the team folder under the memory root, writable;
+- on a local install, Claude Code's memory folder for the repo, read-only (ids prefixed `claude.`).
+
+Forget is by content: it deletes the team file and writes a tombstone with the content's fingerprint,
+so the same content is never imported again (from a restored file, or from Claude Code's folder that
+still holds it). Storing the same content explicitly lifts the tombstone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import structlog
+
+from kit.tokens import count_tokens, truncate_to_tokens
+from services.memory.adapters.claude_memory import find_claude_memory_dir
+from services.memory.adapters.memory_folder import (
+    FileEntry,
+    InvalidFileName,
+    MemoryFolder,
+    MemoryRoot,
+    list_markdown,
+    read_memory,
+)
+from services.memory.adapters.watcher import MemoryWatcher
+from services.memory.domain.budget import BudgetPolicy, select_within_budget
+from services.memory.domain.errors import (
+    FrontmatterError,
+    InvalidField,
+    MemoryNotFound,
+    Problem,
+    ReadOnlyMemory,
+)
+from services.memory.domain.frontmatter import render_memory
+from services.memory.domain.ids import new_memory_id, parse_working_id, session_slug, working_id
+from services.memory.domain.lifecycle import (
+    WorkingEntry,
+    plan_compaction,
+    plan_working_prune,
+    promoted,
+)
+from services.memory.domain.model import (
+    GLOBAL_REPO,
+    Memory,
+    MemoryClass,
+    MemoryFields,
+    MemoryType,
+    Scope,
+    Source,
+    Status,
+    build_memory,
+    first_line,
+)
+from services.memory.domain.query import context_text, query_terms
+from services.memory.domain.ranking import RankingWeights, rank
+from services.memory.domain.scope import MemoryFilter, Viewer
+from services.memory.domain.validation import (
+    CLAUDE_ID_PREFIX,
+    MAX_BODY_CHARS,
+    MAX_DESCRIPTION_CHARS,
+    MAX_NAME_CHARS,
+    check_confidence,
+    check_id,
+    check_items,
+    check_label,
+    check_repo,
+    check_text,
+)
+from services.memory.ports import MemoryIndex
+
+log = structlog.get_logger("memory.engine")
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class EngineConfig:
+    default_budget_tokens: int = 600  # when a recall asks for 0
+    max_budget_tokens: int = 2000  # no recall returns more, whatever it asks (keeps the floor for code)
+    default_limit: int = 10
+    max_limit: int = 50
+    candidate_limit: int = 60  # index matches considered per recall
+    working_keep: int = 20  # observations kept per session
+    working_max_age: timedelta = timedelta(days=3)  # sessions idle longer are dropped
+    max_prompt_chars: int = 2000  # of a prompt kept by observe
+    default_episode_max_age: timedelta = timedelta(days=30)
+    ranking: RankingWeights = field(default_factory=RankingWeights)
+    budget: BudgetPolicy = field(default_factory=BudgetPolicy)
+
+
+@dataclass(frozen=True, slots=True)
+class MemoryDraft:
+    """What Store receives. None / empty means "use the default" (see domain/model.py)."""
+
+    repo: str
+    body: str
+    id: str = ""
+    name: str = ""
+    description: str = ""
+    type: MemoryType | None = None
+    memory_class: MemoryClass | None = None
+    scope: Scope | None = None
+    status: Status | None = None
+    pinned: bool = False
+    confidence: float | None = None
+    supersedes: tuple[str, ...] = ()
+    reason: str = ""
+    related_files: tuple[str, ...] = ()
+    related_symbols: tuple[str, ...] = ()
+    branch: str = ""
+    user: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class RecallQuery:
+    repo: str
+    query: str = ""
+    branch: str = ""
+    user: str = ""
+    classes: frozenset[MemoryClass] = frozenset()
+    budget_tokens: int = 0  # 0: the default budget
+    limit: int = 0  # 0: the default limit
+    include_inactive: bool = False
+    min_confidence: float = 0.0
+    record_use: bool = True  # count this recall as a use of what it returns
+
+
+@dataclass(frozen=True, slots=True)
+class Recalled:
+    memory: Memory
+    score: float
+    tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class RecallResult:
+    memories: list[Recalled]
+    tokens: int
+
+
+@dataclass(frozen=True, slots=True)
+class Observation:
+    repo: str
+    session_id: str
+    prompt: str
+    branch: str = ""
+    user: str = ""
+    route: str = ""
+    hit_paths: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class CompactResult:
+    superseded: int
+    archived: int
+
+
+class MemoryEngine:
+    def __init__(
+        self,
+        memory_root: Path,
+        index: MemoryIndex,
+        *,
+        config: EngineConfig | None = None,
+        clock: Callable[[], datetime] = _utc_now,
+        claude_projects_dir: Path | None = None,
+    ) -> None:
+        self._root = MemoryRoot(memory_root)
+        self._index = index
+        self._config = config or EngineConfig()
+        self._clock = clock
+        self._claude_projects_dir = claude_projects_dir
+        self._claude_dirs: dict[str, Path] = {}
+        self._state_lock = threading.Lock()
+        self._ns_locks: dict[str, threading.RLock] = {}
+        self._problems: dict[str, Problem] = {}
+        self._usage_lock = threading.Lock()
+        self._pending_usage: dict[str, Counter[str]] = {}
+        self._pending_last_used: dict[str, dict[str, float]] = {}
+        self._watcher: MemoryWatcher | None = None
+
+    # ------------------------------------------------------------------ lifecycle of the engine
+    def open(self) -> list[Problem]:
+        """Bring the index in step with every folder; the problems found (also kept in `problems`)."""
+        self.sync_all()
+        return self.problems
+
+    def close(self) -> None:
+        self.stop_watching()
+        self.flush_usage()
+        self._index.close()
+
+    def start_watching(self, resync_seconds: float = 60.0) -> None:
+        if self._watcher is None:
+            self._watcher = MemoryWatcher(self._watched_paths, self._on_paths_changed, self.sync_all,
+                                          resync_seconds)
+            self._watcher.start()
+
+    def stop_watching(self) -> None:
+        if self._watcher is not None:
+            self._watcher.stop()
+            self._watcher = None
+
+    @property
+    def problems(self) -> list[Problem]:
+        with self._state_lock:
+            return sorted(self._problems.values(), key=lambda p: p.path)
+
+    def attach_claude_memory(self, repo: str, repo_path: Path) -> Path | None:
+        """Read Claude Code's memory folder of the repo checked out at `repo_path`, if there is one."""
+        check_repo(repo)
+        if self._claude_projects_dir is None or not repo:
+            return None
+        folder = find_claude_memory_dir(self._claude_projects_dir, repo_path)
+        if folder is None:
+            log.info("memory.claude_folder_not_found", repo=repo, path=str(repo_path))
+            return None
+        with self._state_lock:
+            self._claude_dirs[repo] = folder
+        self.sync_namespace(repo)
+        if self._watcher is not None:
+            self._watcher.refresh()
+        return folder
+
+    # ------------------------------------------------------------------ use cases
+    def store(self, draft: MemoryDraft) -> Memory:
+        """Write a new memory, or replace the one with `draft.id`; returns it with defaults filled."""
+        ns = self._store_namespace(draft)
+        self._check_draft(draft)
+        if draft.id.startswith(CLAUDE_ID_PREFIX):
+            raise ReadOnlyMemory(draft.id)
+        folder = self._root.folder(ns)
+        with folder.lock():
+            now = self._clock()
+            existing: Memory | None = None
+            memory_id = draft.id
+            if memory_id and folder.file_for(memory_id).exists():
+                existing = self._read_team(folder, memory_id)
+                if existing is not None and not self._may_change(existing, draft.user):
+                    raise MemoryNotFound(ns, memory_id)
+            if not memory_id:
+                memory_id = self._fresh_id(folder, draft.name or draft.description or draft.body)
+            fields = MemoryFields(
+                name=draft.name or None,
+                description=draft.description or None,
+                type=draft.type,
+                memory_class=draft.memory_class,
+                scope=draft.scope,
+                status=draft.status,
+                pinned=draft.pinned,
+                confidence=draft.confidence,
+                supersedes=tuple(dict.fromkeys(s for s in draft.supersedes if s != memory_id)),
+                reason=draft.reason,
+                related_files=draft.related_files,
+                related_symbols=draft.related_symbols,
+                branch=draft.branch,
+                user=draft.user,
+                created=existing.created if existing else now,
+                updated=now,
+                extra=existing.extra if existing else {},
+            )
+            memory = build_memory(fields, memory_id=memory_id, repo=ns, body=draft.body, fallback_time=now)
+            if memory.scope is Scope.USER and not memory.user:
+                raise InvalidField("memory.user", "is required for a user-scoped memory")
+            lifted = folder.remove_tombstone(memory.fingerprint)
+            folder.write(memory.id, render_memory(memory))
+            touched = [memory.id]
+            for target in memory.supersedes:
+                if self._retire(folder, target, Status.SUPERSEDED, f"superseded by {memory.id}"):
+                    touched.append(target)
+            self._reindex_team(ns, folder, touched, force_namespace=lifted)
+        return memory
+
+    def recall(self, query: RecallQuery) -> RecallResult:
+        check_repo(query.repo)
+        check_label(query.branch, "branch")
+        check_label(query.user, "user")
+        check_text(query.query, "query", MAX_BODY_CHARS)
+        if query.budget_tokens < 0:
+            raise InvalidField("budget_tokens", "must not be negative")
+        if query.limit < 0:
+            raise InvalidField("limit", "must not be negative")
+        config = self._config
+        budget = min(query.budget_tokens or config.default_budget_tokens, config.max_budget_tokens)
+        limit = min(query.limit or config.default_limit, config.max_limit)
+        terms = query_terms(query.query)
+        if query.query.strip() and not terms:
+            return RecallResult([], 0)  # only stopwords: nothing to look for
+        flt = MemoryFilter(
+            Viewer(query.repo, query.branch, query.user),
+            classes=query.classes,
+            include_inactive=query.include_inactive,
+            min_confidence=query.min_confidence,
+        )
+        candidates = self._index.search(flt, terms, config.candidate_limit)
+        ranked = rank(candidates, self._clock(), config.ranking)
+        chosen = select_within_budget(ranked, budget, limit, self._truncate, config.budget)
+        if query.record_use and chosen:
+            self._record_use([(item.memory.repo, item.memory.id) for item in chosen])
+        return RecallResult(
+            [Recalled(item.memory, item.score, item.tokens) for item in chosen],
+            sum(item.tokens for item in chosen),
+        )
+
+    def list(
+        self, repo: str, *, user: str = "", branch: str = "", include_inactive: bool = False, limit: int = 100
+    ) -> list[Memory]:
+        check_repo(repo)
+        check_label(user, "user")
+        check_label(branch, "branch")
+        if limit < 0:
+            raise InvalidField("limit", "must not be negative")
+        flt = MemoryFilter(Viewer(repo, branch, user), include_inactive=include_inactive)
+        return self._index.list(flt, min(limit or 100, 1000))
+
+    def get(self, repo: str, memory_id: str, *, user: str = "", branch: str = "") -> Memory:
+        """A memory visible to the caller, from the repo or the global namespace."""
+        check_repo(repo)
+        check_id(memory_id)
+        viewer = Viewer(repo, branch, user)
+        for ns in self._lookup_namespaces(repo):
+            found = self._index.get(ns, memory_id)
+            if found is not None and self._may_change(found.memory, user):
+                if found.memory.scope is Scope.BRANCH and found.memory.branch != viewer.branch and branch:
+                    continue
+                return found.memory
+        raise MemoryNotFound(repo, memory_id)
+
+    def forget(self, repo: str, memory_id: str, *, user: str = "") -> bool:
+        """Forget a memory by content: delete its file (unless read-only) and tombstone its fingerprint.
+
+        False when no memory with that id is visible to `user` (another user's memories count as absent).
+        """
+        check_repo(repo)
+        check_id(memory_id)
+        check_label(user, "user")
+        for ns in self._lookup_namespaces(repo):
+            folder = self._root.folder(ns)
+            with folder.lock():
+                memory, path = self._read_any(ns, folder, memory_id)
+                if memory is None or path is None:
+                    continue
+                if not self._may_change(memory, user):
+                    return False
+                folder.add_tombstone(
+                    memory.fingerprint,
+                    {"id": memory.id, "name": memory.name, "user": user,
+                     "forgotten": self._clock().isoformat(timespec="seconds")},
+                )
+                if not memory.read_only:
+                    folder.delete(memory.id)
+                self._apply_tombstone(ns, memory.fingerprint, removed=path)
+            return True
+        return False
+
+    def compact(self, repo: str, episode_max_age: timedelta | None = None) -> CompactResult:
+        """Supersede duplicates and archive old episodes, writing the outcome into the files."""
+        check_repo(repo)
+        max_age = episode_max_age or self._config.default_episode_max_age
+        folder = self._root.folder(repo)
+        with folder.lock():
+            memories = self._load_namespace(repo, folder)
+            superseded_by_others = {
+                target for m in memories for target in m.supersedes if target != m.id
+            }
+            active = [m for m in memories if m.status is Status.ACTIVE and m.id not in superseded_by_others]
+            plan = plan_compaction(active, now=self._clock(), episode_max_age=max_age)
+            touched: list[str] = []
+            for change in plan.changes:
+                if self._retire(folder, change.memory_id, change.status, change.reason):
+                    touched.append(change.memory_id)
+            for survivor_id, ids in plan.supersedes.items():
+                survivor = self._read_team(folder, survivor_id)
+                if survivor is None:
+                    continue
+                merged = tuple(dict.fromkeys((*survivor.supersedes, *ids)))
+                folder.write(survivor_id, render_memory(survivor.with_changes(supersedes=merged)))
+                touched.append(survivor_id)
+            self._reindex_team(repo, folder, touched)
+            self._flush_namespace_usage(repo, folder, keep={m.id for m in memories})
+        if plan.superseded or plan.archived:
+            log.info("memory.compacted", repo=repo, superseded=plan.superseded, archived=plan.archived)
+        return CompactResult(plan.superseded, plan.archived)
+
+    def promote(
+        self,
+        repo: str,
+        memory_id: str,
+        *,
+        user: str = "",
+        memory_class: MemoryClass = MemoryClass.FACT,
+        name: str = "",
+        scope: Scope | None = None,
+    ) -> Memory:
+        """A new fact (or rule) with its own id and the source's content, superseding the source."""
+        check_repo(repo)
+        check_id(memory_id)
+        for ns in self._lookup_namespaces(repo):
+            folder = self._root.folder(ns)
+            with folder.lock():
+                source, _ = self._read_any(ns, folder, memory_id)
+                if source is None:
+                    continue
+                if not self._may_change(source, user):
+                    raise MemoryNotFound(repo, memory_id)
+                now = self._clock()
+                new_id = self._fresh_id(folder, name or source.name)
+                fact = promoted(source, new_id=new_id, now=now, memory_class=memory_class,
+                                name=name or None, scope=scope)
+                if fact.scope is Scope.USER and not fact.user:
+                    fact = fact.with_changes(user=user)
+                folder.write(fact.id, render_memory(fact))
+                touched = [fact.id]
+                if self._retire(folder, source.id, Status.SUPERSEDED, f"promoted to {fact.id}"):
+                    touched.append(source.id)
+                self._reindex_team(ns, folder, touched)
+            return fact
+        raise MemoryNotFound(repo, memory_id)
+
+    def archive(self, repo: str, memory_id: str, *, user: str = "", reason: str = "") -> Memory:
+        """Mark a writable memory archived (kept, not recalled by default)."""
+        check_repo(repo)
+        check_id(memory_id)
+        for ns in self._lookup_namespaces(repo):
+            folder = self._root.folder(ns)
+            with folder.lock():
+                memory, _ = self._read_any(ns, folder, memory_id)
+                if memory is None:
+                    continue
+                if not self._may_change(memory, user):
+                    raise MemoryNotFound(repo, memory_id)
+                if memory.read_only:
+                    raise ReadOnlyMemory(memory_id)
+                self._retire(folder, memory_id, Status.ARCHIVED, reason or "archived", only_active=False)
+                self._reindex_team(ns, folder, [memory_id])
+                result = self._read_team(folder, memory_id)
+            assert result is not None
+            return result
+        raise MemoryNotFound(repo, memory_id)
+
+    def observe(self, observation: Observation) -> int:
+        """Record a prompt as the session's working memory (branch-scoped) and prune; the number kept."""
+        repo = check_repo(observation.repo, "repo")
+        if not observation.session_id.strip():
+            raise InvalidField("session_id", "is required")
+        check_label(observation.session_id, "session_id")
+        check_label(observation.branch, "branch")
+        check_label(observation.user, "user")
+        check_label(observation.route, "route")
+        hit_paths = check_items(observation.hit_paths, "hit_paths")
+        session = session_slug(observation.session_id)
+        prompt = observation.prompt.strip()[: self._config.max_prompt_chars]
+        folder = self._root.folder(repo)
+        with folder.lock():
+            now = self._clock()
+            now_ns = int(now.timestamp() * 1_000_000_000)
+            touched: list[str] = []
+            if prompt:
+                memory_id = working_id(session, now_ns)
+                while folder.file_for(memory_id).exists():
+                    now_ns += 1
+                    memory_id = working_id(session, now_ns)
+                fields = MemoryFields(
+                    name=first_line(prompt, 80),
+                    description=f"{observation.route} prompt" if observation.route else "prompt",
+                    type=MemoryType.PROJECT,
+                    memory_class=MemoryClass.WORKING,
+                    scope=Scope.BRANCH,
+                    related_files=hit_paths[:20],
+                    branch=observation.branch,
+                    user=observation.user,
+                    session=observation.session_id,
+                    created=now,
+                )
+                memory = build_memory(fields, memory_id=memory_id, repo=repo, body=prompt, fallback_time=now)
+                if memory.fingerprint not in folder.tombstones():
+                    folder.write(memory_id, render_memory(memory))
+                    touched.append(memory_id)
+            entries = [
+                WorkingEntry(entry.path.stem, *parsed)
+                for entry in folder.entries()
+                if (parsed := parse_working_id(entry.path.stem)) is not None
+            ]
+            doomed = plan_working_prune(
+                entries,
+                session=session,
+                keep=self._config.working_keep,
+                max_age_ns=int(self._config.working_max_age.total_seconds() * 1_000_000_000),
+                now_ns=now_ns,
+            )
+            for memory_id in doomed:
+                folder.delete(memory_id)
+            touched.extend(doomed)
+            self._reindex_team(repo, folder, touched)
+            doomed_set = set(doomed)
+            return sum(1 for e in entries if e.session == session and e.memory_id not in doomed_set) + (
+                1 if touched and touched[0] not in doomed_set and prompt and touched[0].startswith("working-")
+                and touched[0] not in {e.memory_id for e in entries} else 0
+            )
+
+    def delete_repo(self, repo: str) -> int:
+        """Delete the repo's team memories (files, tombstones, usage) and detach its Claude Code folder."""
+        check_repo(repo)
+        if not repo:
+            raise InvalidField("repo", "is required (the global namespace cannot be deleted this way)")
+        folder = self._root.folder(repo)
+        with folder.lock(), self._ns_lock(repo):
+            removed = folder.remove_all()
+            with self._state_lock:
+                self._claude_dirs.pop(repo, None)
+                self._problems = {k: v for k, v in self._problems.items() if not k.startswith(str(folder.path))}
+            with self._usage_lock:
+                self._pending_usage.pop(repo, None)
+                self._pending_last_used.pop(repo, None)
+            self._index.drop_namespace(repo)
+        return removed
+
+    # ------------------------------------------------------------------ index upkeep
+    def sync_all(self) -> None:
+        """Bring every namespace in step with its folders (cheap for unchanged files: stat only)."""
+        with self._state_lock:
+            claude = set(self._claude_dirs)
+        namespaces = set(self._root.namespaces()) | claude
+        for ns in sorted(namespaces):
+            self.sync_namespace(ns)
+
+    def sync_namespace(self, ns: str, *, force: bool = False) -> None:
+        folder = self._root.folder(ns)
+        with self._ns_lock(ns):
+            tombstones = folder.tombstones()
+            if tombstones != self._index.tombstones(ns):
+                self._index.set_tombstones(ns, tombstones)
+                force = True
+            known = self._index.file_states(ns)
+            seen: set[str] = set()
+            for entry, source in self._source_entries(ns, folder):
+                key = str(entry.path)
+                seen.add(key)
+                if force or known.get(key) != (entry.mtime_ns, entry.size):
+                    self._load_into_index(ns, entry, source, tombstones)
+            gone = [path for path in known if path not in seen]
+            self._index.remove_files(ns, gone)
+            with self._state_lock:
+                for path in gone:
+                    self._problems.pop(path, None)
+            usage_mtime = folder.usage_mtime_ns()
+            if usage_mtime != self._index.usage_mtime_ns(ns):
+                self._load_usage(ns, folder, usage_mtime)
+
+    def rebuild_index(self) -> None:
+        """Throw the index away and rebuild it from the files alone."""
+        self.flush_usage()
+        self._index.clear()
+        with self._state_lock:
+            self._problems.clear()
+        self.sync_all()
+
+    def flush_usage(self) -> None:
+        """Merge this engine's recall counts into each namespace's usage file."""
+        with self._usage_lock:
+            namespaces = [ns for ns, counts in self._pending_usage.items() if counts]
+        for ns in namespaces:
+            folder = self._root.folder(ns)
+            with folder.lock():
+                self._flush_namespace_usage(ns, folder)
+
+    # ------------------------------------------------------------------ internals
+    def _store_namespace(self, draft: MemoryDraft) -> str:
+        check_repo(draft.repo, "memory.repo")
+        if draft.scope is Scope.GLOBAL:
+            return GLOBAL_REPO
+        if not draft.repo and draft.scope is not None:
+            raise InvalidField("memory.repo", f"is required for a {draft.scope.value}-scoped memory")
+        return draft.repo
+
+    def _check_draft(self, draft: MemoryDraft) -> None:
+        if draft.id:
+            check_id(draft.id, "memory.id")
+        check_text(draft.body, "memory.body", MAX_BODY_CHARS)
+        check_text(draft.name, "memory.name", MAX_NAME_CHARS)
+        check_text(draft.description, "memory.description", MAX_DESCRIPTION_CHARS)
+        check_text(draft.reason, "memory.reason", MAX_DESCRIPTION_CHARS)
+        if not (draft.body.strip() or draft.description.strip() or draft.name.strip()):
+            raise InvalidField("memory.body", "is empty (give a body, a description or a name)")
+        if draft.confidence is not None:
+            check_confidence(draft.confidence, "memory.confidence")
+        for target in draft.supersedes:
+            check_id(target, "memory.supersedes")
+        check_items(draft.related_files, "memory.related_files")
+        check_items(draft.related_symbols, "memory.related_symbols")
+        check_label(draft.branch, "memory.branch")
+        check_label(draft.user, "memory.user")
+        if draft.scope is Scope.BRANCH and not draft.branch:
+            raise InvalidField("memory.branch", "is required for a branch-scoped memory")
+        if draft.scope is Scope.USER and not draft.user:
+            raise InvalidField("memory.user", "is required for a user-scoped memory")
+
+    @staticmethod
+    def _may_change(memory: Memory, user: str) -> bool:
+        """Team memories are everyone's; user-scoped ones and a user's working notes are theirs only."""
+        if memory.scope is Scope.USER:
+            return bool(memory.user) and memory.user == user
+        if memory.memory_class is MemoryClass.WORKING and memory.user:
+            return memory.user == user
+        return True
+
+    def _lookup_namespaces(self, repo: str) -> list[str]:
+        return [repo, GLOBAL_REPO] if repo else [GLOBAL_REPO]
+
+    def _fresh_id(self, folder: MemoryFolder, title: str) -> str:
+        while True:
+            memory_id = new_memory_id(title)
+            if not folder.file_for(memory_id).exists():
+                return memory_id
+
+    def _read_team(self, folder: MemoryFolder, memory_id: str) -> Memory | None:
+        try:
+            return read_memory(folder.file_for(memory_id), repo=folder.repo, source=Source.TEAM)
+        except FileNotFoundError:
+            return None
+        except (FrontmatterError, InvalidFileName, UnicodeDecodeError, OSError) as exc:
+            log.warning("memory.unreadable", path=str(folder.file_for(memory_id)), error=str(exc))
+            return None
+
+    def _read_any(self, ns: str, folder: MemoryFolder, memory_id: str) -> tuple[Memory | None, Path | None]:
+        """A memory by id from the team folder or the Claude Code folder, read from disk now."""
+        if not memory_id.startswith(CLAUDE_ID_PREFIX):
+            path = folder.file_for(memory_id)
+            return self._read_team(folder, memory_id), path
+        found = self._index.get(ns, memory_id)
+        if found is None:
+            return None, None
+        try:
+            return read_memory(Path(found.path), repo=ns, source=Source.CLAUDE), Path(found.path)
+        except (FrontmatterError, InvalidFileName, UnicodeDecodeError, OSError):
+            return None, None
+
+    def _retire(
+        self, folder: MemoryFolder, memory_id: str, status: Status, reason: str, *, only_active: bool = True
+    ) -> bool:
+        """Write `status` and `reason` into a team memory's file; False for read-only or missing ones."""
+        if memory_id.startswith(CLAUDE_ID_PREFIX):
+            return False
+        memory = self._read_team(folder, memory_id)
+        if memory is None or (only_active and memory.status is not Status.ACTIVE):
+            return False
+        folder.write(memory_id, render_memory(memory.with_changes(status=status, reason=reason)))
+        return True
+
+    def _load_namespace(self, ns: str, folder: MemoryFolder) -> list[Memory]:
+        """Every readable, non-tombstoned memory of the namespace, straight from the files."""
+        tombstones = folder.tombstones()
+        memories: list[Memory] = []
+        for entry, source in self._source_entries(ns, folder):
+            try:
+                memory = read_memory(entry.path, repo=ns, source=source, mtime_ns=entry.mtime_ns)
+            except (FrontmatterError, InvalidFileName, UnicodeDecodeError, OSError):
+                continue
+            if memory.fingerprint not in tombstones:
+                memories.append(memory)
+        return memories
+
+    def _source_entries(self, ns: str, folder: MemoryFolder) -> Iterator[tuple[FileEntry, Source]]:
+        for entry in folder.entries():
+            yield entry, Source.TEAM
+        with self._state_lock:
+            claude = self._claude_dirs.get(ns)
+        if claude is not None:
+            for entry in list_markdown(claude):
+                yield entry, Source.CLAUDE
+
+    def _load_into_index(self, ns: str, entry: FileEntry, source: Source, tombstones: set[str]) -> None:
+        key = str(entry.path)
+        try:
+            memory = read_memory(entry.path, repo=ns, source=source, mtime_ns=entry.mtime_ns)
+        except FileNotFoundError:
+            self._index.remove_files(ns, [key])
+            return
+        except (FrontmatterError, InvalidFileName, UnicodeDecodeError, OSError) as exc:
+            problem = _problem(key, exc)
+            with self._state_lock:
+                known = self._problems.get(key)
+                self._problems[key] = problem
+            if known != problem:
+                log.warning("memory.file_skipped", path=key, field=problem.field, problem=problem.message)
+            self._index.put(ns, key, entry.mtime_ns, entry.size, None, 0)
+            return
+        with self._state_lock:
+            self._problems.pop(key, None)
+        if memory.fingerprint in tombstones:
+            self._index.put(ns, key, entry.mtime_ns, entry.size, None, 0)
+            return
+        self._index.put(ns, key, entry.mtime_ns, entry.size, memory, count_tokens(context_text(memory)))
+
+    def _reindex_team(self, ns: str, folder: MemoryFolder, memory_ids: list[str], *,
+                      force_namespace: bool = False) -> None:
+        """Re-read the given team files from disk into the index (deleted ones leave it)."""
+        if force_namespace:
+            self.sync_namespace(ns, force=True)
+            return
+        with self._ns_lock(ns):
+            tombstones = self._index.tombstones(ns)
+            for memory_id in dict.fromkeys(memory_ids):
+                path = folder.file_for(memory_id)
+                try:
+                    stat = path.stat()
+                except FileNotFoundError:
+                    self._index.remove_files(ns, [str(path)])
+                    continue
+                self._load_into_index(ns, FileEntry(path, stat.st_mtime_ns, stat.st_size), Source.TEAM,
+                                      tombstones)
+
+    def _apply_tombstone(self, ns: str, fingerprint: str, removed: Path) -> None:
+        with self._ns_lock(ns):
+            self._index.set_tombstones(ns, self._index.tombstones(ns) | {fingerprint})
+            self._index.remove_files(ns, [str(removed)])
+            stale = [
+                m for m in self._index.list(MemoryFilter(Viewer(ns), include_inactive=True), 100_000)
+                if m.fingerprint == fingerprint and m.repo == ns
+            ]
+            for memory in stale:
+                found = self._index.get(ns, memory.id)
+                if found is not None:
+                    path = Path(found.path)
+                    with contextlib.suppress(FileNotFoundError):
+                        stat = path.stat()
+                        self._index.put(ns, found.path, stat.st_mtime_ns, stat.st_size, None, 0)
+
+    def _truncate(self, memory: Memory, max_tokens: int) -> tuple[Memory, int] | None:
+        head_tokens = count_tokens(context_text(memory.with_changes(body="")))
+        room = max_tokens - head_tokens - 3
+        if room < 16:
+            return None
+        cut = memory.with_changes(body=truncate_to_tokens(memory.body, room).rstrip() + " …")
+        tokens = count_tokens(context_text(cut))
+        return (cut, tokens) if tokens <= max_tokens else None
+
+    def _record_use(self, keys: list[tuple[str, str]]) -> None:
+        when = time.time()
+        with self._usage_lock:
+            self._index.add_use(keys, when)
+            for ns, memory_id in keys:
+                self._pending_usage.setdefault(ns, Counter())[memory_id] += 1
+                self._pending_last_used.setdefault(ns, {})[memory_id] = when
+
+    def _flush_namespace_usage(self, ns: str, folder: MemoryFolder, keep: set[str] | None = None) -> None:
+        """Under the folder lock: file counts + our pending counts → file and index."""
+        with self._usage_lock:
+            pending = self._pending_usage.pop(ns, Counter())
+            last_used = self._pending_last_used.pop(ns, {})
+        if not pending and keep is None:
+            return
+        usage = folder.read_usage()
+        for memory_id, count in pending.items():
+            entry = usage.setdefault(memory_id, {"count": 0, "last_used": 0.0})
+            entry["count"] = int(entry.get("count", 0)) + count
+            entry["last_used"] = max(float(entry.get("last_used", 0.0)), last_used.get(memory_id, 0.0))
+        if keep is not None:
+            usage = {k: v for k, v in usage.items() if k in keep}
+        if usage or folder.usage_mtime_ns():
+            folder.write_usage(usage)
+        self._load_usage(ns, folder, folder.usage_mtime_ns(), usage)
+
+    def _load_usage(self, ns: str, folder: MemoryFolder, mtime_ns: int,
+                    usage: dict[str, dict[str, float]] | None = None) -> None:
+        data = folder.read_usage() if usage is None else usage
+        totals: dict[str, tuple[int, float]] = {}
+        for memory_id, entry in data.items():
+            if isinstance(entry, dict):
+                totals[memory_id] = (int(entry.get("count", 0)), float(entry.get("last_used", 0.0)))
+        with self._usage_lock:
+            for memory_id, count in self._pending_usage.get(ns, Counter()).items():
+                old_count, old_last = totals.get(memory_id, (0, 0.0))
+                totals[memory_id] = (old_count + count, max(old_last, self._pending_last_used[ns][memory_id]))
+            self._index.set_usage(ns, totals, mtime_ns)
+
+    def _ns_lock(self, ns: str) -> threading.RLock:
+        with self._state_lock:
+            lock = self._ns_locks.get(ns)
+            if lock is None:
+                lock = self._ns_locks[ns] = threading.RLock()
+            return lock
+
+    def _watched_paths(self) -> list[Path]:
+        with self._state_lock:
+            return [self._root.path, *self._claude_dirs.values()]
+
+    def _on_paths_changed(self, paths: set[Path]) -> None:
+        namespaces: set[str] = set()
+        with self._state_lock:
+            claude = dict(self._claude_dirs)
+        for path in paths:
+            if path.name.endswith(".tmp") or ".locks" in path.parts:
+                continue
+            ns = self._root.namespace_of(path)
+            if ns is None:
+                ns = next((repo for repo, folder in claude.items() if path.parent == folder), None)
+            if ns is not None:
+                namespaces.add(ns)
+        for ns in sorted(namespaces):
+            self.sync_namespace(ns)
+
+
+def _problem(path: str, exc: Exception) -> Problem:
+    if isinstance(exc, FrontmatterError):
+        return Problem(path, exc.field, exc.message)
+    if isinstance(exc, InvalidFileName):
+        return Problem(path, "filename", str(exc))
+    if isinstance(exc, UnicodeDecodeError):
+        return Problem(path, "encoding", "is not UTF-8 text")
+    return Problem(path, "file", str(exc))

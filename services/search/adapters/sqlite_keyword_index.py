@@ -1,0 +1,241 @@
+"""Embedded keyword index: SQLite FTS5 (porter stemming) over code-aware words, chunks in a plain table.
+
+Columns of the FTS table are weighted in bm25: names 10, path 4, signature 3, doc 2, body 1. The text
+put into FTS comes from domain.keywords (identifiers split and kept whole), and queries are built only
+from those plain words, each quoted, so FTS5 syntax in a user's query is searched literally.
+WAL mode; one writer connection behind a lock, one reader connection per thread.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+from kit.domain import Chunk, ChunkKind
+from services.search.domain.keywords import chunk_fields
+from services.search.domain.model import FileCounts, ScoredId, SearchFilters, SymbolMatch, TestFilter
+from services.search.domain.symbols import query_word_prefixes
+
+BM25_WEIGHTS = (10.0, 4.0, 3.0, 2.0, 1.0)  # names, path, signature, doc, body
+_MAX_PARAMS = 500
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS chunks (
+    rowid INTEGER PRIMARY KEY,
+    repo TEXT NOT NULL,
+    id TEXT NOT NULL,
+    path TEXT NOT NULL,
+    language TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    name TEXT NOT NULL,
+    name_lower TEXT NOT NULL,
+    qualified_name TEXT NOT NULL,
+    parent TEXT NOT NULL,
+    start_line INTEGER NOT NULL,
+    end_line INTEGER NOT NULL,
+    signature TEXT NOT NULL,
+    doc TEXT NOT NULL,
+    content TEXT NOT NULL,
+    content_hash TEXT NOT NULL,
+    is_test INTEGER NOT NULL,
+    UNIQUE (repo, id)
+);
+CREATE INDEX IF NOT EXISTS chunks_by_file ON chunks (repo, path);
+CREATE INDEX IF NOT EXISTS chunks_by_name ON chunks (repo, name);
+CREATE INDEX IF NOT EXISTS chunks_by_qualified_name ON chunks (repo, qualified_name);
+CREATE INDEX IF NOT EXISTS chunks_by_name_lower ON chunks (repo, name_lower);
+CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
+    names, path, signature, doc, body, tokenize = 'porter unicode61 remove_diacritics 2'
+);
+"""
+
+_COLUMNS = (
+    "id, repo, path, language, kind, name, qualified_name, parent, start_line, end_line, signature, doc, "
+    "content, content_hash, is_test"
+)
+
+
+def _chunk(row: sqlite3.Row | tuple) -> Chunk:
+    (cid, repo, path, language, kind, name, qualified, parent, start, end, signature, doc, content, chash, test) = row
+    return Chunk(
+        id=cid, repo=repo, path=path, language=language, kind=ChunkKind(kind), name=name,
+        qualified_name=qualified, parent=parent, start_line=start, end_line=end, signature=signature, doc=doc,
+        content=content, content_hash=chash, is_test=bool(test),
+    )
+
+
+def fts_phrase(word: str) -> str:
+    """One FTS5 string token; quotes are doubled so nothing inside is syntax."""
+    return '"' + word.replace('"', '""') + '"'
+
+
+def _filter_sql(filters: SearchFilters, alias: str = "c") -> tuple[str, list[object]]:
+    clauses: list[str] = []
+    params: list[object] = []
+    if filters.languages:
+        clauses.append(f"{alias}.language IN ({','.join('?' * len(filters.languages))})")
+        params.extend(sorted(filters.languages))
+    if filters.kinds:
+        clauses.append(f"{alias}.kind IN ({','.join('?' * len(filters.kinds))})")
+        params.extend(sorted(str(k) for k in filters.kinds))
+    if filters.path_prefix:
+        clauses.append(f"substr({alias}.path, 1, ?) = ?")
+        params.extend([len(filters.path_prefix), filters.path_prefix])
+    if filters.tests is TestFilter.EXCLUDE:
+        clauses.append(f"{alias}.is_test = 0")
+    elif filters.tests is TestFilter.ONLY:
+        clauses.append(f"{alias}.is_test = 1")
+    return "".join(f" AND {c}" for c in clauses), params
+
+
+class SqliteKeywordIndex:
+    backend = "sqlite-fts5"
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._path = path
+        self._write_lock = threading.Lock()
+        self._local = threading.local()
+        self._connections: list[sqlite3.Connection] = []
+        self._connections_lock = threading.Lock()
+        self._writer = self._connect()
+        self._writer.executescript(_SCHEMA)
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(str(self._path), check_same_thread=False, isolation_level=None, timeout=30)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        with self._connections_lock:
+            self._connections.append(db)
+        return db
+
+    def _reader(self) -> sqlite3.Connection:
+        db = getattr(self._local, "db", None)
+        if db is None:
+            db = self._local.db = self._connect()
+        return db
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._write_lock:
+            self._writer.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._writer
+            except BaseException:
+                self._writer.execute("ROLLBACK")
+                raise
+            self._writer.execute("COMMIT")
+
+    # --- writes ------------------------------------------------------------------------------------
+
+    def replace_file(self, repo: str, path: str, chunks: Sequence[Chunk]) -> int:
+        with self._transaction() as db:
+            self._delete_where(db, "repo = ? AND path = ?", (repo, path))
+            for c in chunks:
+                cursor = db.execute(
+                    "INSERT INTO chunks (id, repo, path, language, kind, name, name_lower, qualified_name, parent,"
+                    " start_line, end_line, signature, doc, content, content_hash, is_test)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        c.id, repo, path, c.language, str(c.kind), c.name, c.name.lower(), c.qualified_name,
+                        c.parent, c.start_line, c.end_line, c.signature, c.doc, c.content, c.content_hash,
+                        int(c.is_test),
+                    ),
+                )
+                fields = chunk_fields(c)
+                db.execute(
+                    "INSERT INTO chunks_fts (rowid, names, path, signature, doc, body) VALUES (?, ?, ?, ?, ?, ?)",
+                    (cursor.lastrowid, fields["names"], fields["path"], fields["signature"], fields["doc"],
+                     fields["body"]),
+                )
+        return len(chunks)
+
+    @staticmethod
+    def _delete_where(db: sqlite3.Connection, where: str, params: Sequence[object]) -> int:
+        db.execute(f"DELETE FROM chunks_fts WHERE rowid IN (SELECT rowid FROM chunks WHERE {where})", params)
+        return db.execute(f"DELETE FROM chunks WHERE {where}", params).rowcount
+
+    def delete_files(self, repo: str, paths: Sequence[str]) -> int:
+        removed = 0
+        with self._transaction() as db:
+            for path in dict.fromkeys(paths):
+                removed += self._delete_where(db, "repo = ? AND path = ?", (repo, path))
+        return removed
+
+    def delete_repo(self, repo: str) -> int:
+        with self._transaction() as db:
+            return self._delete_where(db, "repo = ?", (repo,))
+
+    # --- reads -------------------------------------------------------------------------------------
+
+    def search(self, repo: str, words: Sequence[str], filters: SearchFilters, limit: int) -> list[ScoredId]:
+        if not words or limit <= 0:
+            return []
+        match = " OR ".join(fts_phrase(w) for w in words)
+        where, params = _filter_sql(filters)
+        weights = ", ".join(str(w) for w in BM25_WEIGHTS)
+        rows = self._reader().execute(
+            f"SELECT c.id, bm25(chunks_fts, {weights}) AS score FROM chunks_fts"
+            " JOIN chunks c ON c.rowid = chunks_fts.rowid"
+            f" WHERE chunks_fts MATCH ? AND c.repo = ?{where} ORDER BY score LIMIT ?",
+            (match, repo, *params, limit),
+        ).fetchall()
+        return [ScoredId(cid, -score) for cid, score in rows]
+
+    def get_chunks(self, repo: str, ids: Sequence[str]) -> list[Chunk]:
+        db = self._reader()
+        unique = list(dict.fromkeys(ids))
+        out: list[Chunk] = []
+        for lo in range(0, len(unique), _MAX_PARAMS):
+            part = unique[lo : lo + _MAX_PARAMS]
+            rows = db.execute(
+                f"SELECT {_COLUMNS} FROM chunks WHERE repo = ? AND id IN ({','.join('?' * len(part))})",
+                (repo, *part),
+            )
+            out.extend(_chunk(r) for r in rows)
+        return out
+
+    def symbol_candidates(self, repo: str, name: str, match: SymbolMatch, limit: int) -> list[Chunk]:
+        db = self._reader()
+        if match is SymbolMatch.EXACT:
+            rows = db.execute(
+                f"SELECT {_COLUMNS} FROM chunks WHERE repo = ? AND name = ?"
+                f" UNION SELECT {_COLUMNS} FROM chunks WHERE repo = ? AND qualified_name = ? LIMIT ?",
+                (repo, name, repo, name, limit),
+            )
+        elif match is SymbolMatch.PREFIX:
+            prefix = name.lower()
+            rows = db.execute(
+                f"SELECT {_COLUMNS} FROM chunks WHERE repo = ? AND name_lower >= ? AND name_lower < ?"
+                " ORDER BY length(name), name LIMIT ?",
+                (repo, prefix, prefix + "\U0010ffff", limit),
+            )
+        else:
+            prefixes = query_word_prefixes(name)
+            if not prefixes:
+                return []
+            match_expr = "names : (" + " OR ".join(fts_phrase(p) + " *" for p in prefixes) + ")"
+            rows = db.execute(
+                f"SELECT {', '.join('c.' + col.strip() for col in _COLUMNS.split(','))} FROM chunks_fts"
+                " JOIN chunks c ON c.rowid = chunks_fts.rowid WHERE chunks_fts MATCH ? AND c.repo = ? LIMIT ?",
+                (match_expr, repo, limit),
+            )
+        return [_chunk(r) for r in rows]
+
+    def counts(self, repo: str) -> FileCounts:
+        if repo:
+            row = self._reader().execute(
+                "SELECT COUNT(DISTINCT path), COUNT(*) FROM chunks WHERE repo = ?", (repo,)
+            ).fetchone()
+        else:
+            row = self._reader().execute("SELECT COUNT(DISTINCT repo || char(0) || path), COUNT(*) FROM chunks").fetchone()
+        return FileCounts(files=row[0], chunks=row[1])
+
+    def close(self) -> None:
+        with self._connections_lock:
+            for db in self._connections:
+                db.close()
+            self._connections.clear()

@@ -1,0 +1,39 @@
+"""The compact view of a chunk that is embedded: what it is called, what it says it does, how it starts.
+
+MiniLM reads at most 128 word pieces, and on two CPU cores every token costs, so the view leads with
+the most telling text: kind and name (with identifier words split, which the model understands better
+than camelCase), the path, the signature, the docstring, then the first lines of the body.
+"""
+
+from __future__ import annotations
+
+from kit.domain import Chunk
+from kit.text import split_identifier
+
+MAX_CHARS = 640
+BODY_LINES = 12
+
+
+def _spoken(name: str) -> str:
+    words = split_identifier(name)
+    return " ".join(words) if len(words) > 1 else ""
+
+
+def embedding_text(chunk: Chunk, max_chars: int = MAX_CHARS) -> str:
+    name = chunk.qualified_name or chunk.name
+    head = f"{chunk.kind} {name}"
+    spoken = _spoken(chunk.name)
+    if spoken:
+        head += f" ({spoken})"
+    parts = [head, chunk.path]
+    if chunk.signature:
+        parts.append(" ".join(chunk.signature.split()))
+    if chunk.doc:
+        parts.append(" ".join(chunk.doc.split())[:300])
+    body = chunk.content
+    if chunk.signature and body.lstrip().startswith(chunk.signature.strip()[:40]):
+        body = body.split("\n", chunk.signature.count("\n") + 1)[-1]
+    lines = [line.strip() for line in body.splitlines() if line.strip()]
+    parts.append("\n".join(lines[:BODY_LINES]))
+    text = "\n".join(p for p in parts if p)
+    return text[:max_chars]

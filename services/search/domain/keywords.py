@@ -1,0 +1,80 @@
+"""What keyword backends index and query: code-aware words, the same on both sides.
+
+Identifiers are split (`validateUserInput` → validate, user, input) and also kept whole with `_`/`$`
+removed (`validate_user_input` and `validateUserInput` both → validateuserinput), so a query matches
+either the spoken words or the identifier as written. Query text never reaches a backend's query
+syntax: only these plain lowercase words do, which is what makes hostile queries harmless.
+"""
+
+from __future__ import annotations
+
+import re
+
+from kit.domain import Chunk
+from kit.text import code_words
+
+MAX_QUERY_WORDS = 24
+BODY_CHARS = 20_000
+
+# Words that match nearly every chunk and carry no intent. Dropped from queries only.
+STOPWORDS = frozenset(
+    """a an and are as at be by can do does for from has have how i in into is it its me my of on or our
+    please show should that the their them then there these this those to us was we what when where which
+    who why will with you your code find self cls""".split()
+)
+
+_TEST_WORDS = frozenset({"test", "tests", "testing", "spec", "specs", "unittest", "pytest", "fixture", "fixtures"})
+_DOC_WORDS = frozenset({"doc", "docs", "documentation", "readme", "guide", "markdown", "changelog"})
+_DOC_LANGUAGES = frozenset({"markdown", "md", "rst", "text", "txt", "asciidoc", "org"})
+_NON_WORD = re.compile(r"[_$]+")
+
+
+def normalise(word: str) -> str:
+    return _NON_WORD.sub("", word)
+
+
+def words(text: str) -> list[str]:
+    """Code-aware words of `text` as indexed and queried (lowercase, [a-z0-9] only)."""
+    out = []
+    for word in code_words(text):
+        word = normalise(word)
+        if word:
+            out.append(word)
+    return out
+
+
+def index_text(text: str, limit: int = BODY_CHARS) -> str:
+    return " ".join(words(text[:limit]))
+
+
+def query_words(query: str, limit: int = MAX_QUERY_WORDS) -> list[str]:
+    """Distinct words of a query, stop words removed unless nothing else is left."""
+    seen: dict[str, None] = {}
+    for word in words(query):
+        seen.setdefault(word, None)
+    all_words = list(seen)
+    kept = [w for w in all_words if w not in STOPWORDS]
+    return (kept or all_words)[:limit]
+
+
+def asks_for_tests(query: str) -> bool:
+    return any(w in _TEST_WORDS for w in words(query))
+
+
+def asks_for_docs(query: str) -> bool:
+    return any(w in _DOC_WORDS for w in words(query))
+
+
+def is_doc_chunk(chunk: Chunk) -> bool:
+    return chunk.language.lower() in _DOC_LANGUAGES or chunk.path.lower().endswith((".md", ".rst", ".txt", ".adoc"))
+
+
+def chunk_fields(chunk: Chunk) -> dict[str, str]:
+    """The weighted text fields every keyword backend indexes, highest weight first."""
+    return {
+        "names": index_text(f"{chunk.name} {chunk.qualified_name} {chunk.parent}"),
+        "path": index_text(chunk.path),
+        "signature": index_text(chunk.signature),
+        "doc": index_text(chunk.doc),
+        "body": index_text(chunk.content),
+    }

@@ -1,0 +1,145 @@
+"""Hybrid ranking: reciprocal-rank fusion of keyword and vector candidates, then code-aware adjustments.
+
+Pure functions; the engine feeds them candidates and chunks. Every factor is visible in the hit's
+`SignalScores` so `explain` can show why a chunk ranked where it did.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+from kit.domain import Chunk
+from kit.text import identifier_tokens, split_identifier
+from services.search.domain.keywords import asks_for_docs, asks_for_tests, is_doc_chunk, normalise, words
+from services.search.domain.model import ScoredId, SearchHit, SignalScores
+
+_QUALIFIER = re.compile(r"\.|::|->|#")
+
+RRF_K = 60
+CANDIDATES_PER_SIGNAL = 50
+
+TEST_PENALTY = 0.5
+DOC_PENALTY = 0.6
+LONG_CHUNK_LINES = 120
+LONG_CHUNK_FLOOR = 0.6
+EXACT_NAME_BOOST = 2.0
+NAME_WORDS_BOOST = 1.35
+PATH_BOOST = 1.2
+PATH_EXACT_BOOST = 1.5
+
+
+@dataclass(frozen=True, slots=True)
+class QueryIntent:
+    """What the ranking needs to know about a query, computed once."""
+
+    wants_tests: bool
+    wants_docs: bool
+    # Normalised (lowercase, no _ or $) identifiers written in the query, e.g. "validateuserinput".
+    identifiers: frozenset[str]
+    # Normalised single words of the query.
+    words: frozenset[str]
+    # Path-like tokens written in the query ("services/search/engine.py", "engine.py").
+    paths: tuple[str, ...]
+
+    @classmethod
+    def of(cls, query: str) -> QueryIntent:
+        identifiers: set[str] = set()
+        for token in identifier_tokens(query):
+            parts = _QUALIFIER.split(token.lower())
+            identifiers.add(normalise("".join(parts)))  # "Parser.parse" → "parserparse"
+            identifiers.add(normalise(parts[-1]))  # and its last segment, "parse"
+        paths = tuple(t for t in query.split() if "/" in t or _looks_like_file(t))
+        return cls(
+            wants_tests=asks_for_tests(query),
+            wants_docs=asks_for_docs(query),
+            identifiers=frozenset(i for i in identifiers if i),
+            words=frozenset(words(query)),
+            paths=tuple(p.strip("`'\"()[]{},;:") for p in paths),
+        )
+
+
+def _looks_like_file(token: str) -> bool:
+    stem, dot, ext = token.strip("`'\"()[]{},;:").rpartition(".")
+    return bool(dot and stem and 1 <= len(ext) <= 5 and ext.isalnum() and not ext.isdigit())
+
+
+def reciprocal_rank_fusion(
+    keyword: Sequence[ScoredId], vector: Sequence[ScoredId], k: int = RRF_K
+) -> dict[str, SignalScores]:
+    """Fused scores per chunk id: Σ 1/(k + rank) over the lists the chunk appears in (ranks 1-based)."""
+    signals: dict[str, SignalScores] = {}
+    for rank, hit in enumerate(keyword, start=1):
+        if hit.chunk_id in signals:
+            continue  # a backend returned a duplicate; the first rank stands
+        signals[hit.chunk_id] = SignalScores(keyword_rank=rank, keyword_score=hit.score, fused=1.0 / (k + rank))
+    seen_vector: set[str] = set()
+    for rank, hit in enumerate(vector, start=1):
+        if hit.chunk_id in seen_vector:
+            continue
+        seen_vector.add(hit.chunk_id)
+        before = signals.get(hit.chunk_id, SignalScores())
+        signals[hit.chunk_id] = SignalScores(
+            keyword_rank=before.keyword_rank,
+            keyword_score=before.keyword_score,
+            vector_rank=rank,
+            vector_score=hit.score,
+            fused=before.fused + 1.0 / (k + rank),
+        )
+    return signals
+
+
+def adjustment(chunk: Chunk, intent: QueryIntent) -> float:
+    """Multiplier for a chunk given the query: name/path matches up, tests/docs/very long chunks down."""
+    factor = 1.0
+    if chunk.is_test and not intent.wants_tests:
+        factor *= TEST_PENALTY
+    if is_doc_chunk(chunk) and not intent.wants_docs:
+        factor *= DOC_PENALTY
+    lines = max(1, chunk.end_line - chunk.start_line + 1)
+    if lines > LONG_CHUNK_LINES:
+        factor *= max(LONG_CHUNK_FLOOR, (LONG_CHUNK_LINES / lines) ** 0.5)
+    name = normalise(chunk.name.lower())
+    qualified = normalise("".join(_QUALIFIER.split(chunk.qualified_name.lower())))
+    if name and (name in intent.identifiers or qualified in intent.identifiers):
+        factor *= EXACT_NAME_BOOST
+    else:
+        name_words = {normalise(w) for w in split_identifier(chunk.name)}
+        if name in intent.words and len(intent.words) <= 3:
+            factor *= EXACT_NAME_BOOST  # a short query that is just the name ("tokenize", "Parser")
+        elif len(name_words) > 1 and name_words <= intent.words:
+            factor *= NAME_WORDS_BOOST
+    if intent.paths:
+        path = chunk.path.lower()
+        if any(p and (path == p.lower() or path.endswith("/" + p.lower())) for p in intent.paths):
+            factor *= PATH_EXACT_BOOST
+    else:
+        stem = chunk.path.rsplit("/", 1)[-1].split(".", 1)[0].lower()
+        stem_words = {normalise(w) for w in split_identifier(stem)}
+        if stem and stem_words and (normalise(stem) in intent.words or stem_words <= intent.words):
+            factor *= PATH_BOOST
+    return factor
+
+
+def rank(
+    signals: Mapping[str, SignalScores], chunks: Mapping[str, Chunk], intent: QueryIntent, limit: int
+) -> list[SearchHit]:
+    """Hits for the chunks that still exist, best first; ties broken by path and line for stability."""
+    hits = []
+    for chunk_id, scores in signals.items():
+        chunk = chunks.get(chunk_id)
+        if chunk is None:
+            continue
+        factor = adjustment(chunk, intent)
+        final = SignalScores(
+            keyword_rank=scores.keyword_rank,
+            keyword_score=scores.keyword_score,
+            vector_rank=scores.vector_rank,
+            vector_score=scores.vector_score,
+            fused=scores.fused,
+            adjustment=factor,
+        )
+        hits.append(SearchHit(chunk=chunk, score=scores.fused * factor, signals=final))
+    hits.sort(key=lambda h: (-h.score, h.chunk.path, h.chunk.start_line, h.chunk.id))
+    return hits[:limit]
