@@ -61,6 +61,10 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--mode", choices=("hybrid", "keyword", "vector"), default="hybrid")
     search.add_argument("--json", action="store_true")
     search.set_defaults(handler=cmd_search)
+    mcp = commands.add_parser("mcp", help="serve the MCP tools over stdio (bridged to the gateway)")
+    mcp.add_argument("--repo", help="repository name (default: the one containing the current directory)")
+    mcp.set_defaults(handler=cmd_mcp)
+
     token = commands.add_parser("token", help="issue, revoke or list bearer tokens (run on the server)")
     token_commands = token.add_subparsers(title="token commands", required=True)
     issue = token_commands.add_parser("issue", help="issue a token for a user; prints it once")
@@ -74,6 +78,26 @@ def build_parser() -> argparse.ArgumentParser:
     listing.add_argument("--json", action="store_true")
     listing.set_defaults(handler=cmd_token_list)
     return parser
+
+
+def cmd_mcp(args: argparse.Namespace) -> int:
+    from cli.mcp_bridge import run_bridge
+
+    client = _client(args)
+    repo = args.repo or _repo_for_cwd(client)
+    run_bridge(client.url, client.token, repo)
+    return 0
+
+
+def _repo_for_cwd(client: GatewayClient) -> str:
+    """The registered repo containing the current directory, or "" (tools then need a repo argument)."""
+    try:
+        repos = client.request("GET", "/api/repos").get("repos", [])
+    except CliError:
+        return ""
+    cwd = Path.cwd().resolve()
+    matches = [r for r in repos if cwd == Path(r["path"]) or Path(r["path"]) in cwd.parents]
+    return max(matches, key=lambda r: len(r["path"]))["name"] if matches else ""
 
 
 def _token_store(args: argparse.Namespace) -> Any:

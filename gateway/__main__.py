@@ -60,14 +60,18 @@ async def serve(settings: GatewaySettings) -> None:
     stop = termination_event()
     metrics_port = start_metrics(settings)
     sock = bind_http(settings)
-    backends = Backends(settings.indexer_addr, settings.search_addr, settings.graph_addr, settings.memory_addr)
+    backends = Backends(
+        settings.indexer_addr, settings.search_addr, settings.graph_addr, settings.memory_addr
+    )
     repos = RepoDirectory(backends)
     service = ContextService(backends, repos, settings.budget_tokens, settings.backend_deadline_ms / 1000)
     auth = TokenAuthenticator(settings.local_token, TokenStore(token_store_path(settings.data_dir)))
     ops = Operations(backends, repos)
     mcp = build_mcp(ops, service, auth)
     mcp_app = mcp.streamable_http_app(
-        streamable_http_path="/mcp", stateless_http=True, json_response=True,
+        streamable_http_path="/mcp",
+        stateless_http=True,
+        json_response=True,
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
     )
 
@@ -76,22 +80,42 @@ async def serve(settings: GatewaySettings) -> None:
         async with mcp.session_manager.run():
             yield
 
-    app = build_http_app(settings, ops, service, auth, lifespan=lifespan,
-                         extra_routes=[Route("/mcp", endpoint=AsgiEndpoint(mcp_app), methods=["GET", "POST", "DELETE"])])
-    grpc_server, health, grpc_port = await start_grpc_server(
-        "gateway", settings,
-        [(gateway_pb2_grpc.add_GatewayServiceServicer_to_server, GatewayServicer(service),
-          "reporecall.gateway.v1.GatewayService")],
+    app = build_http_app(
+        settings,
+        ops,
+        service,
+        auth,
+        lifespan=lifespan,
+        extra_routes=[Route("/mcp", endpoint=AsgiEndpoint(mcp_app), methods=["GET", "POST", "DELETE"])],
     )
-    tls = {"ssl_certfile": settings.tls_cert_file, "ssl_keyfile": settings.tls_key_file} \
-        if settings.tls_cert_file and settings.tls_key_file else {}
-    config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on", timeout_graceful_shutdown=5,
-                            **tls)
+    grpc_server, health, grpc_port = await start_grpc_server(
+        "gateway",
+        settings,
+        [
+            (
+                gateway_pb2_grpc.add_GatewayServiceServicer_to_server,
+                GatewayServicer(service),
+                "reporecall.gateway.v1.GatewayService",
+            )
+        ],
+    )
+    tls = (
+        {"ssl_certfile": settings.tls_cert_file, "ssl_keyfile": settings.tls_key_file}
+        if settings.tls_cert_file and settings.tls_key_file
+        else {}
+    )
+    config = uvicorn.Config(
+        app, log_config=None, access_log=False, lifespan="on", timeout_graceful_shutdown=5, **tls
+    )
     http = uvicorn.Server(config)
     http.install_signal_handlers = lambda: None  # type: ignore[method-assign]  # we own the signals
     http_task = asyncio.create_task(http.serve(sockets=[sock]))
-    log.info("service.started", http=f"{settings.http_host}:{sock.getsockname()[1]}", grpc_port=grpc_port,
-             metrics_port=metrics_port)
+    log.info(
+        "service.started",
+        http=f"{settings.http_host}:{sock.getsockname()[1]}",
+        grpc_port=grpc_port,
+        metrics_port=metrics_port,
+    )
     await stop.wait()
     log.info("service.stopping")
     await health.enter_graceful_shutdown()

@@ -60,18 +60,22 @@ class TokenStore:
             raise ValueError("user: give a plain user name (1-100 characters, no slashes or newlines)")
         token = TOKEN_PREFIX + secrets.token_urlsafe(32)
         with self._connect() as db:
-            db.execute("INSERT INTO tokens (user, hash, hint, created) VALUES (?, ?, ?, ?)",
-                       (user, hash_token(token), token[-4:], time.time()))
+            db.execute(
+                "INSERT INTO tokens (user, hash, hint, created) VALUES (?, ?, ?, ?)",
+                (user, hash_token(token), token[-4:], time.time()),
+            )
         return token
 
     def revoke(self, token_id: int | None = None, user: str | None = None) -> int:
         with self._connect() as db:
             if token_id is not None:
-                cursor = db.execute("UPDATE tokens SET revoked=? WHERE id=? AND revoked IS NULL",
-                                    (time.time(), token_id))
+                cursor = db.execute(
+                    "UPDATE tokens SET revoked=? WHERE id=? AND revoked IS NULL", (time.time(), token_id)
+                )
             else:
-                cursor = db.execute("UPDATE tokens SET revoked=? WHERE user=? AND revoked IS NULL",
-                                    (time.time(), user))
+                cursor = db.execute(
+                    "UPDATE tokens SET revoked=? WHERE user=? AND revoked IS NULL", (time.time(), user)
+                )
             return cursor.rowcount
 
     def list(self) -> list[TokenRecord]:
@@ -87,8 +91,13 @@ class TokenStore:
 class TokenAuthenticator:
     """Accepts the local token (from `reporecall up`) and any active token in the store."""
 
-    def __init__(self, local_token: str = "", store: TokenStore | None = None, local_user: str = "local",
-                 reload_seconds: float = 2.0) -> None:
+    def __init__(
+        self,
+        local_token: str = "",
+        store: TokenStore | None = None,
+        local_user: str = "local",
+        reload_seconds: float = 2.0,
+    ) -> None:
         self._entries: list[tuple[str, str]] = []
         self._local = [(hash_token(local_token), local_user)] if local_token else []
         self._store = store

@@ -104,8 +104,10 @@ class Backends:
                 reply = await stub.Check(health_pb2.HealthCheckRequest(), timeout=1.0)
             except grpc.aio.AioRpcError as exc:
                 return name, {"status": "DOWN", "address": address, "detail": exc.code().name}
-            return name, {"status": health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status),
-                          "address": address}
+            return name, {
+                "status": health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status),
+                "address": address,
+            }
 
         return dict(await asyncio.gather(*(check(name) for name in self._channels)))
 

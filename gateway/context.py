@@ -66,7 +66,9 @@ class ContextResult:
 
 
 class ContextService:
-    def __init__(self, backends: Backends, repos: RepoDirectory, default_budget: int, backend_deadline: float):
+    def __init__(
+        self, backends: Backends, repos: RepoDirectory, default_budget: int, backend_deadline: float
+    ):
         self.backends = backends
         self.repos = repos
         self.default_budget = default_budget
@@ -116,8 +118,17 @@ def _assemble(result: ContextResult, repo: RepoInfo, hits: list[tuple[Chunk, flo
             f"```{chunk.language}\n{chunk.content}\n```\n"
         )
         tokens = count_tokens(block)
-        item = ContextItem(chunk.path, chunk.qualified_name, chunk.start_line, chunk.end_line, str(chunk.kind),
-                           score, tokens, "search", chunk.id)
+        item = ContextItem(
+            chunk.path,
+            chunk.qualified_name,
+            chunk.start_line,
+            chunk.end_line,
+            str(chunk.kind),
+            score,
+            tokens,
+            "search",
+            chunk.id,
+        )
         if used + tokens > budget or chars + len(block) > CHAR_CAP:
             result.cut.append(item)
             continue

@@ -35,11 +35,28 @@ log = structlog.get_logger("http")
 
 PUBLIC_PATHS = {"/healthz"}
 # Operations reachable through POST /api/ops/{op} (the CLI's graph, memory and index commands).
-PUBLIC_OPERATIONS = frozenset({
-    "search", "find_symbol", "file_summary", "feedback", "callers", "callees", "call_tree", "call_path",
-    "imports", "importers", "communities", "recall", "store_memory", "forget_memory", "list_memories",
-    "compact_memories", "index_status", "refresh",
-})
+PUBLIC_OPERATIONS = frozenset(
+    {
+        "search",
+        "find_symbol",
+        "file_summary",
+        "feedback",
+        "callers",
+        "callees",
+        "call_tree",
+        "call_path",
+        "imports",
+        "importers",
+        "communities",
+        "recall",
+        "store_memory",
+        "forget_memory",
+        "list_memories",
+        "compact_memories",
+        "index_status",
+        "refresh",
+    }
+)
 
 
 class RequestContext:
@@ -72,7 +89,9 @@ class RequestContext:
             if path not in PUBLIC_PATHS:
                 principal = self.auth.authenticate(headers.get("authorization"))
                 if principal is None:
-                    await _json(401, {"error": "missing or invalid bearer token"})(scope, receive, send_wrapper)
+                    await _json(401, {"error": "missing or invalid bearer token"})(
+                        scope, receive, send_wrapper
+                    )
                     return
                 allowed, retry_after = self.limiter.allow(headers.get("authorization", ""))
                 if not allowed:
@@ -84,15 +103,22 @@ class RequestContext:
                 structlog.contextvars.bind_contextvars(user=principal.user)
             length = headers.get("content-length")
             if length and length.isdigit() and int(length) > self.max_body:
-                await _json(413, {"error": f"body larger than {self.max_body} bytes"})(scope, receive, send_wrapper)
+                await _json(413, {"error": f"body larger than {self.max_body} bytes"})(
+                    scope, receive, send_wrapper
+                )
                 return
             await self.app(scope, _capped(receive, self.max_body), send_wrapper)
         finally:
             elapsed = time.perf_counter() - started
             metrics.HTTP_REQUESTS.labels(route, str(status_holder["status"])).inc()
             metrics.HTTP_SECONDS.labels(route).observe(elapsed)
-            log.info("http", method=scope.get("method"), path=path, status=status_holder["status"],
-                     ms=round(elapsed * 1000, 2))
+            log.info(
+                "http",
+                method=scope.get("method"),
+                path=path,
+                status=status_holder["status"],
+                ms=round(elapsed * 1000, 2),
+            )
 
 
 def _capped(receive: Receive, limit: int) -> Receive:
@@ -155,9 +181,14 @@ def result_to_json(result: ContextResult) -> dict[str, Any]:
     return asdict(result)
 
 
-def build_http_app(settings: GatewaySettings, ops: Operations, service: ContextService,
-                   auth: TokenAuthenticator, extra_routes: list[Any] | None = None,
-                   lifespan: Any = None) -> ASGIApp:
+def build_http_app(
+    settings: GatewaySettings,
+    ops: Operations,
+    service: ContextService,
+    auth: TokenAuthenticator,
+    extra_routes: list[Any] | None = None,
+    lifespan: Any = None,
+) -> ASGIApp:
     backends = ops.backends
     hook_deadline = settings.hook_deadline_ms / 1000
 
@@ -178,8 +209,15 @@ def build_http_app(settings: GatewaySettings, ops: Operations, service: ContextS
             _record(result)
             if not result.text:
                 return _json(200, {})
-            return _json(200, {"hookSpecificOutput": {"hookEventName": "UserPromptSubmit",
-                                                      "additionalContext": result.text}})
+            return _json(
+                200,
+                {
+                    "hookSpecificOutput": {
+                        "hookEventName": "UserPromptSubmit",
+                        "additionalContext": result.text,
+                    }
+                },
+            )
         except BadInput as exc:
             metrics.HOOK_FAILURES.labels("UserPromptSubmit", "bad_request").inc()
             log.warning("hook.bad_request", field=exc.field, problem=exc.problem)
@@ -211,8 +249,16 @@ def build_http_app(settings: GatewaySettings, ops: Operations, service: ContextS
     async def api_search(request: Request) -> Response:
         data = await _read_json(request)
         repo = await ops.repo(_str(data, "repo", max_len=256), _str(data, "cwd", max_len=4096))
-        return _json(200, await ops.search(repo, data.get("query"), data.get("limit", 10),
-                                           data.get("mode", "hybrid"), data.get("path_prefix", "") or ""))
+        return _json(
+            200,
+            await ops.search(
+                repo,
+                data.get("query"),
+                data.get("limit", 10),
+                data.get("mode", "hybrid"),
+                data.get("path_prefix", "") or "",
+            ),
+        )
 
     async def api_op(request: Request) -> Response:
         """POST /api/ops/{op}: any Operations method by name; JSON body = its arguments + repo/cwd."""
@@ -236,36 +282,55 @@ def build_http_app(settings: GatewaySettings, ops: Operations, service: ContextS
             raise BadInput("body", f"wrong arguments for {name} ({exc})") from None
 
     async def list_repos(request: Request) -> Response:
-        reply = await backends.call("indexer", backends.indexer.ListRepos, indexer_pb2.ListReposRequest(), 5.0)
+        reply = await backends.call(
+            "indexer", backends.indexer.ListRepos, indexer_pb2.ListReposRequest(), 5.0
+        )
         return _json(200, MessageToDict(reply, preserving_proto_field_name=True))
 
     async def register_repo(request: Request) -> Response:
         data = await _read_json(request)
-        reply = await backends.call("indexer", backends.indexer.RegisterRepo, indexer_pb2.RegisterRepoRequest(
-            name=_str(data, "name", max_len=256), path=_str(data, "path", max_len=4096)), 10.0)
+        reply = await backends.call(
+            "indexer",
+            backends.indexer.RegisterRepo,
+            indexer_pb2.RegisterRepoRequest(
+                name=_str(data, "name", max_len=256), path=_str(data, "path", max_len=4096)
+            ),
+            10.0,
+        )
         await service.repos.refresh()
         return _json(200, MessageToDict(reply, preserving_proto_field_name=True))
 
     async def remove_repo(request: Request) -> Response:
-        reply = await backends.call("indexer", backends.indexer.RemoveRepo, indexer_pb2.RemoveRepoRequest(
-            repo=request.path_params["name"]), 60.0)
+        reply = await backends.call(
+            "indexer",
+            backends.indexer.RemoveRepo,
+            indexer_pb2.RemoveRepoRequest(repo=request.path_params["name"]),
+            60.0,
+        )
         await service.repos.refresh()
         return _json(200, MessageToDict(reply, preserving_proto_field_name=True))
 
     async def repo_status(request: Request) -> Response:
-        reply = await backends.call("indexer", backends.indexer.RepoStatus, indexer_pb2.RepoStatusRequest(
-            repo=request.path_params["name"]), 10.0)
+        reply = await backends.call(
+            "indexer",
+            backends.indexer.RepoStatus,
+            indexer_pb2.RepoStatusRequest(repo=request.path_params["name"]),
+            10.0,
+        )
         return _json(200, MessageToDict(reply, preserving_proto_field_name=True))
 
     async def index_repo(request: Request) -> Response:
         data = await _read_json(request)
-        call = backends.indexer.IndexRepo(indexer_pb2.IndexRepoRequest(
-            repo=request.path_params["name"], full=bool(data.get("full", False))))
+        call = backends.indexer.IndexRepo(
+            indexer_pb2.IndexRepoRequest(repo=request.path_params["name"], full=bool(data.get("full", False)))
+        )
 
         async def lines() -> AsyncIterator[bytes]:
             try:
                 async for progress in call:
-                    yield (json.dumps(MessageToDict(progress, preserving_proto_field_name=True)) + "\n").encode()
+                    yield (
+                        json.dumps(MessageToDict(progress, preserving_proto_field_name=True)) + "\n"
+                    ).encode()
             except grpc.aio.AioRpcError as exc:
                 yield (json.dumps({"error": exc.details() or exc.code().name}) + "\n").encode()
 
@@ -302,8 +367,12 @@ def build_http_app(settings: GatewaySettings, ops: Operations, service: ContextS
 
     async def rpc_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, grpc.aio.AioRpcError)
-        status = {grpc.StatusCode.INVALID_ARGUMENT: 400, grpc.StatusCode.NOT_FOUND: 404,
-                  grpc.StatusCode.ALREADY_EXISTS: 409, grpc.StatusCode.PERMISSION_DENIED: 403}.get(exc.code(), 502)
+        status = {
+            grpc.StatusCode.INVALID_ARGUMENT: 400,
+            grpc.StatusCode.NOT_FOUND: 404,
+            grpc.StatusCode.ALREADY_EXISTS: 409,
+            grpc.StatusCode.PERMISSION_DENIED: 403,
+        }.get(exc.code(), 502)
         return _json(status, {"error": exc.details() or exc.code().name})
 
     app = Starlette(

@@ -40,39 +40,74 @@ def build_mcp(ops: Operations, context: ContextService, auth: TokenAuthenticator
         except BadInput as exc:
             raise ToolError(f"invalid {exc.field}: {exc.problem}") from None
         except Unavailable as exc:
-            raise ToolError(f"the {exc.service} service is unavailable right now; try again shortly") from None
+            raise ToolError(
+                f"the {exc.service} service is unavailable right now; try again shortly"
+            ) from None
         except grpc.aio.AioRpcError as exc:
             raise ToolError(exc.details() or exc.code().name) from None
 
-    @mcp.tool(description="Search the repository's code by behaviour or by name. Returns ranked chunks "
-                          "(path:lines, kind, qualified name, score, code). mode: hybrid|keyword|vector.")
-    async def search_code(query: str, ctx: Context, repo: str = "", limit: int = 8,
-                          mode: Literal["hybrid", "keyword", "vector"] = "hybrid", path_prefix: str = "",
-                          language: str = "") -> dict[str, Any]:
+    @mcp.tool(
+        description="Search the repository's code by behaviour or by name. Returns ranked chunks "
+        "(path:lines, kind, qualified name, score, code). mode: hybrid|keyword|vector."
+    )
+    async def search_code(
+        query: str,
+        ctx: Context,
+        repo: str = "",
+        limit: int = 8,
+        mode: Literal["hybrid", "keyword", "vector"] = "hybrid",
+        path_prefix: str = "",
+        language: str = "",
+    ) -> dict[str, Any]:
         async def work(info: RepoInfo, user: str) -> dict[str, Any]:
             reply = await ops.search(info, query, limit, mode, path_prefix, language)
             return {"repo": info.name, "hits": [_compact_hit(h) for h in reply.get("hits", [])]}
+
         return await _run(ctx, repo, work)  # type: ignore[no-any-return]
 
-    @mcp.tool(description="The assembled, token-budgeted context for a question: where things are defined, "
-                          "callers and callees, the most relevant code, and team memories.")
-    async def get_context(question: str, ctx: Context, repo: str = "", budget_tokens: int = 2500) -> dict[str, Any]:
+    @mcp.tool(
+        description="The assembled, token-budgeted context for a question: where things are defined, "
+        "callers and callees, the most relevant code, and team memories."
+    )
+    async def get_context(
+        question: str, ctx: Context, repo: str = "", budget_tokens: int = 2500
+    ) -> dict[str, Any]:
         async def work(info: RepoInfo, user: str) -> dict[str, Any]:
             if not 100 <= budget_tokens <= 20_000:
                 raise BadInput("budget_tokens", "must be between 100 and 20000")
-            result = await context.build(ContextQuery(prompt=text_arg(question, "question"), repo=info.name,
-                                                      budget_tokens=budget_tokens, user=user))
-            return {"route": result.route, "partial": result.partial, "context": result.text,
-                    "items": [f"{i.path}:{i.start_line}-{i.end_line} {i.symbol}" for i in result.items]}
+            result = await context.build(
+                ContextQuery(
+                    prompt=text_arg(question, "question"),
+                    repo=info.name,
+                    budget_tokens=budget_tokens,
+                    user=user,
+                )
+            )
+            return {
+                "route": result.route,
+                "partial": result.partial,
+                "context": result.text,
+                "items": [f"{i.path}:{i.start_line}-{i.end_line} {i.symbol}" for i in result.items],
+            }
+
         return await _run(ctx, repo, work)  # type: ignore[no-any-return]
 
-    @mcp.tool(description="Navigate the call and import graph. action: symbol (where a name is defined), "
-                          "callers, callees, call_tree, call_path (from symbol to target), imports, importers "
-                          "(of path), communities (the architecture's main clusters).")
-    async def code_graph(action: Literal["symbol", "callers", "callees", "call_tree", "call_path", "imports",
-                                         "importers", "communities"],
-                         ctx: Context, symbol: str = "", target: str = "", path: str = "", depth: int = 1,
-                         repo: str = "") -> dict[str, Any]:
+    @mcp.tool(
+        description="Navigate the call and import graph. action: symbol (where a name is defined), "
+        "callers, callees, call_tree, call_path (from symbol to target), imports, importers "
+        "(of path), communities (the architecture's main clusters)."
+    )
+    async def code_graph(
+        action: Literal[
+            "symbol", "callers", "callees", "call_tree", "call_path", "imports", "importers", "communities"
+        ],
+        ctx: Context,
+        symbol: str = "",
+        target: str = "",
+        path: str = "",
+        depth: int = 1,
+        repo: str = "",
+    ) -> dict[str, Any]:
         async def work(info: RepoInfo, user: str) -> dict[str, Any]:
             if action == "symbol":
                 return await ops.find_symbol(info, symbol, "exact" if symbol else "fuzzy")
@@ -89,44 +124,65 @@ def build_mcp(ops: Operations, context: ContextService, auth: TokenAuthenticator
             if action == "importers":
                 return await ops.importers(info, path)
             return await ops.communities(info)
+
         return await _run(ctx, repo, work)  # type: ignore[no-any-return]
 
-    @mcp.tool(description="Summary of one file from the index (purpose, declarations with line ranges, "
-                          "imports, importers) — cheaper than reading the file.")
+    @mcp.tool(
+        description="Summary of one file from the index (purpose, declarations with line ranges, "
+        "imports, importers) — cheaper than reading the file."
+    )
     async def file_summary(path: str, ctx: Context, repo: str = "") -> dict[str, Any]:
         return await _run(ctx, repo, lambda info, user: ops.file_summary(info, path))  # type: ignore[no-any-return]
 
-    @mcp.tool(description="Team and personal memories. action: recall (by query), store (name + body; "
-                          "memory_class rule|fact|episode|working; scope project|branch|user|global), "
-                          "forget (by id), list.")
-    async def memory(action: Literal["recall", "store", "forget", "list"], ctx: Context, query: str = "",
-                     name: str = "", body: str = "", description: str = "", id: str = "",
-                     memory_class: Literal["rule", "fact", "episode", "working"] = "fact",
-                     scope: Literal["global", "project", "branch", "user"] = "project", branch: str = "",
-                     repo: str = "") -> dict[str, Any]:
+    @mcp.tool(
+        description="Team and personal memories. action: recall (by query), store (name + body; "
+        "memory_class rule|fact|episode|working; scope project|branch|user|global), "
+        "forget (by id), list."
+    )
+    async def memory(
+        action: Literal["recall", "store", "forget", "list"],
+        ctx: Context,
+        query: str = "",
+        name: str = "",
+        body: str = "",
+        description: str = "",
+        id: str = "",
+        memory_class: Literal["rule", "fact", "episode", "working"] = "fact",
+        scope: Literal["global", "project", "branch", "user"] = "project",
+        branch: str = "",
+        repo: str = "",
+    ) -> dict[str, Any]:
         async def work(info: RepoInfo, user: str) -> dict[str, Any]:
             if action == "recall":
                 return await ops.recall(info, query, user, branch)
             if action == "store":
-                return await ops.store_memory(info, user, name, body, description, memory_class, scope,
-                                              branch=branch)
+                return await ops.store_memory(
+                    info, user, name, body, description, memory_class, scope, branch=branch
+                )
             if action == "forget":
                 return await ops.forget_memory(info, id, user)
             return await ops.list_memories(info, user, branch)
+
         return await _run(ctx, repo, work)  # type: ignore[no-any-return]
 
     @mcp.tool(description="Tell RepoRecall whether a returned chunk was useful (feeds ranking).")
-    async def feedback(chunk_id: str, useful: bool, ctx: Context, query: str = "", repo: str = "") -> dict[str, Any]:
+    async def feedback(
+        chunk_id: str, useful: bool, ctx: Context, query: str = "", repo: str = ""
+    ) -> dict[str, Any]:
         return await _run(ctx, repo, lambda info, user: ops.feedback(info, chunk_id, useful, query))  # type: ignore[no-any-return]
 
-    @mcp.tool(description="Index status (indexed commit, counts, dirty files, vector backlog) or refresh "
-                          "(re-index the given repo-relative paths now).")
-    async def index(action: Literal["status", "refresh"], ctx: Context, paths: list[str] | None = None,
-                    repo: str = "") -> dict[str, Any]:
+    @mcp.tool(
+        description="Index status (indexed commit, counts, dirty files, vector backlog) or refresh "
+        "(re-index the given repo-relative paths now)."
+    )
+    async def index(
+        action: Literal["status", "refresh"], ctx: Context, paths: list[str] | None = None, repo: str = ""
+    ) -> dict[str, Any]:
         async def work(info: RepoInfo, user: str) -> dict[str, Any]:
             if action == "status":
                 return await ops.index_status(info)
             return await ops.refresh(info, paths or [])
+
         return await _run(ctx, repo, work)  # type: ignore[no-any-return]
 
     return mcp

@@ -21,10 +21,16 @@ from reporecall.indexer.v1 import indexer_pb2
 from reporecall.memory.v1 import memory_pb2
 from reporecall.search.v1 import search_pb2
 
-MODES = {"hybrid": search_pb2.SEARCH_MODE_HYBRID, "keyword": search_pb2.SEARCH_MODE_KEYWORD,
-         "vector": search_pb2.SEARCH_MODE_VECTOR}
-MATCHES = {"exact": search_pb2.SYMBOL_MATCH_EXACT, "prefix": search_pb2.SYMBOL_MATCH_PREFIX,
-           "fuzzy": search_pb2.SYMBOL_MATCH_FUZZY}
+MODES = {
+    "hybrid": search_pb2.SEARCH_MODE_HYBRID,
+    "keyword": search_pb2.SEARCH_MODE_KEYWORD,
+    "vector": search_pb2.SEARCH_MODE_VECTOR,
+}
+MATCHES = {
+    "exact": search_pb2.SYMBOL_MATCH_EXACT,
+    "prefix": search_pb2.SYMBOL_MATCH_PREFIX,
+    "fuzzy": search_pb2.SYMBOL_MATCH_FUZZY,
+}
 MEMORY_CLASSES = {"rule": 1, "fact": 2, "episode": 3, "working": 4}
 MEMORY_TYPES = {"user": 1, "feedback": 2, "project": 3, "reference": 4}
 MEMORY_SCOPES = {"global": 1, "project": 2, "branch": 3, "user": 4}
@@ -85,43 +91,86 @@ class Operations:
     async def repo(self, name: str | None, cwd: str | None = None) -> RepoInfo:
         info = await self.repos.resolve(name or None, cwd or None)
         if info is None:
-            raise BadInput("repo", f"no registered repository named {name!r}" if name else
-                           "name a repository (no registered repository contains this directory)")
+            raise BadInput(
+                "repo",
+                f"no registered repository named {name!r}"
+                if name
+                else "name a repository (no registered repository contains this directory)",
+            )
         return info
 
     # --- search -------------------------------------------------------------------------------------
 
-    async def search(self, repo: RepoInfo, query: str, limit: int = 10, mode: str = "hybrid",
-                     path_prefix: str = "", language: str = "") -> dict[str, Any]:
+    async def search(
+        self,
+        repo: RepoInfo,
+        query: str,
+        limit: int = 10,
+        mode: str = "hybrid",
+        path_prefix: str = "",
+        language: str = "",
+    ) -> dict[str, Any]:
         if mode not in MODES:
             raise BadInput("mode", "must be hybrid, keyword or vector")
         filters = search_pb2.SearchFilters(
             path_prefix=confine_path(path_prefix, "path_prefix") if path_prefix else "",
-            languages=[language] if language else [])
-        reply = await self.backends.call("search", self.backends.search.Search, search_pb2.SearchRequest(
-            query=text_arg(query, "query"), repo=repo.name, limit=bounded_int(limit, "limit", 1, 100),
-            mode=MODES[mode], filters=filters), self.deadline)
+            languages=[language] if language else [],
+        )
+        reply = await self.backends.call(
+            "search",
+            self.backends.search.Search,
+            search_pb2.SearchRequest(
+                query=text_arg(query, "query"),
+                repo=repo.name,
+                limit=bounded_int(limit, "limit", 1, 100),
+                mode=MODES[mode],
+                filters=filters,
+            ),
+            self.deadline,
+        )
         return to_json(reply)
 
-    async def find_symbol(self, repo: RepoInfo, name: str, match: str = "exact", limit: int = 20) -> dict[str, Any]:
+    async def find_symbol(
+        self, repo: RepoInfo, name: str, match: str = "exact", limit: int = 20
+    ) -> dict[str, Any]:
         if match not in MATCHES:
             raise BadInput("match", "must be exact, prefix or fuzzy")
-        reply = await self.backends.call("search", self.backends.search.FindSymbols, search_pb2.FindSymbolsRequest(
-            repo=repo.name, name=text_arg(name, "name", 500), match=MATCHES[match],
-            limit=bounded_int(limit, "limit", 1, 100)), self.deadline)
+        reply = await self.backends.call(
+            "search",
+            self.backends.search.FindSymbols,
+            search_pb2.FindSymbolsRequest(
+                repo=repo.name,
+                name=text_arg(name, "name", 500),
+                match=MATCHES[match],
+                limit=bounded_int(limit, "limit", 1, 100),
+            ),
+            self.deadline,
+        )
         return to_json(reply)
 
     async def file_summary(self, repo: RepoInfo, path: str) -> dict[str, Any]:
         """Purpose, declarations, imports and importers of a file — from the index, not the disk."""
         path = confine_path(path)
-        chunks = await self.backends.call("search", self.backends.search.FileChunks,
-                                          search_pb2.FileChunksRequest(repo=repo.name, path=path), self.deadline)
+        chunks = await self.backends.call(
+            "search",
+            self.backends.search.FileChunks,
+            search_pb2.FileChunksRequest(repo=repo.name, path=path),
+            self.deadline,
+        )
         if not chunks.chunks:
             raise BadInput("path", f"{path} is not indexed in {repo.name}")
-        imports = await self.backends.call("graph", self.backends.graph.Imports,
-                                           graph_pb2.ImportsRequest(repo=repo.name, path=path), self.deadline)
-        importers = await self.backends.call("graph", self.backends.graph.Importers,
-                                             graph_pb2.ImportersRequest(repo=repo.name, path=path), self.deadline)
+        imports = await self.backends.call(
+            "graph",
+            self.backends.graph.Imports,
+            graph_pb2.ImportsRequest(repo=repo.name, path=path),
+            self.deadline,
+        )
+        importers = await self.backends.call(
+            "graph",
+            self.backends.graph.Importers,
+            graph_pb2.ImportersRequest(repo=repo.name, path=path),
+            self.deadline,
+        )
         first = chunks.chunks[0]
         purpose = next((c.doc for c in chunks.chunks if c.doc), "")
         return {
@@ -130,19 +179,34 @@ class Operations:
             "lines": max(c.end_line for c in chunks.chunks),
             "purpose": purpose.strip().split("\n\n")[0][:500],
             "declarations": [
-                {"kind": search_kind(c.kind), "name": c.qualified_name, "lines": f"{c.start_line}-{c.end_line}",
-                 "signature": c.signature[:300]}
-                for c in chunks.chunks if search_kind(c.kind) != "module"
+                {
+                    "kind": search_kind(c.kind),
+                    "name": c.qualified_name,
+                    "lines": f"{c.start_line}-{c.end_line}",
+                    "signature": c.signature[:300],
+                }
+                for c in chunks.chunks
+                if search_kind(c.kind) != "module"
             ][:200],
-            "imports": [{"target": i.target, "resolved_path": i.resolved_path, "external": i.external}
-                        for i in imports.imports][:200],
+            "imports": [
+                {"target": i.target, "resolved_path": i.resolved_path, "external": i.external}
+                for i in imports.imports
+            ][:200],
             "imported_by": sorted({i.path for i in importers.imports})[:200],
         }
 
     async def feedback(self, repo: RepoInfo, chunk_id: str, useful: bool, query: str = "") -> dict[str, Any]:
-        reply = await self.backends.call("search", self.backends.search.Feedback, search_pb2.FeedbackRequest(
-            repo=repo.name, chunk_id=text_arg(chunk_id, "chunk_id", 200), useful=bool(useful),
-            query=text_arg(query, "query", 2000, required=False)), self.deadline)
+        reply = await self.backends.call(
+            "search",
+            self.backends.search.Feedback,
+            search_pb2.FeedbackRequest(
+                repo=repo.name,
+                chunk_id=text_arg(chunk_id, "chunk_id", 200),
+                useful=bool(useful),
+                query=text_arg(query, "query", 2000, required=False),
+            ),
+            self.deadline,
+        )
         return to_json(reply)
 
     # --- graph --------------------------------------------------------------------------------------
@@ -155,103 +219,201 @@ class Operations:
         return graph_pb2.SymbolRef(name=symbol)
 
     async def callers(self, repo: RepoInfo, symbol: str, depth: int = 1) -> dict[str, Any]:
-        reply = await self.backends.call("graph", self.backends.graph.Callers, graph_pb2.CallersRequest(
-            repo=repo.name, symbol=self._ref(symbol), depth=bounded_int(depth, "depth", 1, 5), limit=50),
-            self.deadline)
+        reply = await self.backends.call(
+            "graph",
+            self.backends.graph.Callers,
+            graph_pb2.CallersRequest(
+                repo=repo.name, symbol=self._ref(symbol), depth=bounded_int(depth, "depth", 1, 5), limit=50
+            ),
+            self.deadline,
+        )
         return to_json(reply)
 
     async def callees(self, repo: RepoInfo, symbol: str, depth: int = 1) -> dict[str, Any]:
-        reply = await self.backends.call("graph", self.backends.graph.Callees, graph_pb2.CalleesRequest(
-            repo=repo.name, symbol=self._ref(symbol), depth=bounded_int(depth, "depth", 1, 5), limit=50),
-            self.deadline)
+        reply = await self.backends.call(
+            "graph",
+            self.backends.graph.Callees,
+            graph_pb2.CalleesRequest(
+                repo=repo.name, symbol=self._ref(symbol), depth=bounded_int(depth, "depth", 1, 5), limit=50
+            ),
+            self.deadline,
+        )
         return to_json(reply)
 
     async def call_tree(self, repo: RepoInfo, symbol: str, up: int = 2, down: int = 2) -> dict[str, Any]:
-        reply = await self.backends.call("graph", self.backends.graph.CallTree, graph_pb2.CallTreeRequest(
-            repo=repo.name, seed=self._ref(symbol), up=bounded_int(up, "up", 0, 5),
-            down=bounded_int(down, "down", 0, 5), branch=8), self.deadline)
+        reply = await self.backends.call(
+            "graph",
+            self.backends.graph.CallTree,
+            graph_pb2.CallTreeRequest(
+                repo=repo.name,
+                seed=self._ref(symbol),
+                up=bounded_int(up, "up", 0, 5),
+                down=bounded_int(down, "down", 0, 5),
+                branch=8,
+            ),
+            self.deadline,
+        )
         return to_json(reply)
 
     async def call_path(self, repo: RepoInfo, source: str, target: str) -> dict[str, Any]:
-        reply = await self.backends.call("graph", self.backends.graph.ShortestPath, graph_pb2.ShortestPathRequest(
-            repo=repo.name, to=self._ref(target), max_depth=8, **{"from": self._ref(source)}), self.deadline)
+        reply = await self.backends.call(
+            "graph",
+            self.backends.graph.ShortestPath,
+            graph_pb2.ShortestPathRequest(
+                repo=repo.name, to=self._ref(target), max_depth=8, **{"from": self._ref(source)}
+            ),
+            self.deadline,
+        )
         return to_json(reply)
 
     async def imports(self, repo: RepoInfo, path: str) -> dict[str, Any]:
-        reply = await self.backends.call("graph", self.backends.graph.Imports, graph_pb2.ImportsRequest(
-            repo=repo.name, path=confine_path(path)), self.deadline)
+        reply = await self.backends.call(
+            "graph",
+            self.backends.graph.Imports,
+            graph_pb2.ImportsRequest(repo=repo.name, path=confine_path(path)),
+            self.deadline,
+        )
         return to_json(reply)
 
     async def importers(self, repo: RepoInfo, path: str) -> dict[str, Any]:
-        reply = await self.backends.call("graph", self.backends.graph.Importers, graph_pb2.ImportersRequest(
-            repo=repo.name, path=confine_path(path)), self.deadline)
+        reply = await self.backends.call(
+            "graph",
+            self.backends.graph.Importers,
+            graph_pb2.ImportersRequest(repo=repo.name, path=confine_path(path)),
+            self.deadline,
+        )
         return to_json(reply)
 
     async def communities(self, repo: RepoInfo, limit: int = 10) -> dict[str, Any]:
-        reply = await self.backends.call("graph", self.backends.graph.Communities, graph_pb2.CommunitiesRequest(
-            repo=repo.name, limit=bounded_int(limit, "limit", 1, 50)), self.deadline)
+        reply = await self.backends.call(
+            "graph",
+            self.backends.graph.Communities,
+            graph_pb2.CommunitiesRequest(repo=repo.name, limit=bounded_int(limit, "limit", 1, 50)),
+            self.deadline,
+        )
         return to_json(reply)
 
     # --- memory -------------------------------------------------------------------------------------
 
-    async def recall(self, repo: RepoInfo, query: str, user: str, branch: str = "",
-                     budget_tokens: int = 800, limit: int = 10) -> dict[str, Any]:
-        reply = await self.backends.call("memory", self.backends.memory.Recall, memory_pb2.RecallRequest(
-            repo=repo.name, query=text_arg(query, "query"), user=user,
-            branch=text_arg(branch, "branch", 250, required=False),
-            budget_tokens=bounded_int(budget_tokens, "budget_tokens", 1, 20_000),
-            limit=bounded_int(limit, "limit", 1, 50)), self.deadline)
+    async def recall(
+        self,
+        repo: RepoInfo,
+        query: str,
+        user: str,
+        branch: str = "",
+        budget_tokens: int = 800,
+        limit: int = 10,
+    ) -> dict[str, Any]:
+        reply = await self.backends.call(
+            "memory",
+            self.backends.memory.Recall,
+            memory_pb2.RecallRequest(
+                repo=repo.name,
+                query=text_arg(query, "query"),
+                user=user,
+                branch=text_arg(branch, "branch", 250, required=False),
+                budget_tokens=bounded_int(budget_tokens, "budget_tokens", 1, 20_000),
+                limit=bounded_int(limit, "limit", 1, 50),
+            ),
+            self.deadline,
+        )
         return to_json(reply)
 
-    async def store_memory(self, repo: RepoInfo, user: str, name: str, body: str, description: str = "",
-                           memory_class: str = "fact", scope: str = "project", type_: str = "project",
-                           branch: str = "", related_files: list[str] | None = None) -> dict[str, Any]:
-        for field, value, allowed in (("class", memory_class, MEMORY_CLASSES), ("scope", scope, MEMORY_SCOPES),
-                                      ("type", type_, MEMORY_TYPES)):
+    async def store_memory(
+        self,
+        repo: RepoInfo,
+        user: str,
+        name: str,
+        body: str,
+        description: str = "",
+        memory_class: str = "fact",
+        scope: str = "project",
+        type_: str = "project",
+        branch: str = "",
+        related_files: list[str] | None = None,
+    ) -> dict[str, Any]:
+        for field, value, allowed in (
+            ("class", memory_class, MEMORY_CLASSES),
+            ("scope", scope, MEMORY_SCOPES),
+            ("type", type_, MEMORY_TYPES),
+        ):
             if value not in allowed:
                 raise BadInput(field, f"must be one of {', '.join(allowed)}")
         memory = memory_pb2.Memory(
-            repo=repo.name, name=text_arg(name, "name", 200), body=text_arg(body, "body", 20_000),
+            repo=repo.name,
+            name=text_arg(name, "name", 200),
+            body=text_arg(body, "body", 20_000),
             description=text_arg(description, "description", 500, required=False),
-            type=MEMORY_TYPES[type_], scope=MEMORY_SCOPES[scope], user=user,
-            branch=text_arg(branch, "branch", 250, required=False), source="team",
+            type=MEMORY_TYPES[type_],
+            scope=MEMORY_SCOPES[scope],
+            user=user,
+            branch=text_arg(branch, "branch", 250, required=False),
+            source="team",
             related_files=[confine_path(p, "related_files") for p in (related_files or [])][:50],
-            **{"class": MEMORY_CLASSES[memory_class]})
-        reply = await self.backends.call("memory", self.backends.memory.Store,
-                                         memory_pb2.StoreRequest(memory=memory), self.deadline)
+            **{"class": MEMORY_CLASSES[memory_class]},
+        )
+        reply = await self.backends.call(
+            "memory", self.backends.memory.Store, memory_pb2.StoreRequest(memory=memory), self.deadline
+        )
         return to_json(reply)
 
     async def forget_memory(self, repo: RepoInfo, memory_id: str, user: str) -> dict[str, Any]:
-        reply = await self.backends.call("memory", self.backends.memory.Forget, memory_pb2.ForgetRequest(
-            repo=repo.name, id=text_arg(memory_id, "id", 200), user=user), self.deadline)
+        reply = await self.backends.call(
+            "memory",
+            self.backends.memory.Forget,
+            memory_pb2.ForgetRequest(repo=repo.name, id=text_arg(memory_id, "id", 200), user=user),
+            self.deadline,
+        )
         return to_json(reply)
 
-    async def list_memories(self, repo: RepoInfo, user: str, branch: str = "", limit: int = 50,
-                            include_inactive: bool = False) -> dict[str, Any]:
-        reply = await self.backends.call("memory", self.backends.memory.List, memory_pb2.ListRequest(
-            repo=repo.name, user=user, branch=text_arg(branch, "branch", 250, required=False),
-            limit=bounded_int(limit, "limit", 1, 500), include_inactive=bool(include_inactive)), self.deadline)
+    async def list_memories(
+        self, repo: RepoInfo, user: str, branch: str = "", limit: int = 50, include_inactive: bool = False
+    ) -> dict[str, Any]:
+        reply = await self.backends.call(
+            "memory",
+            self.backends.memory.List,
+            memory_pb2.ListRequest(
+                repo=repo.name,
+                user=user,
+                branch=text_arg(branch, "branch", 250, required=False),
+                limit=bounded_int(limit, "limit", 1, 500),
+                include_inactive=bool(include_inactive),
+            ),
+            self.deadline,
+        )
         return to_json(reply)
 
     async def compact_memories(self, repo: RepoInfo) -> dict[str, Any]:
-        reply = await self.backends.call("memory", self.backends.memory.Compact,
-                                         memory_pb2.CompactRequest(repo=repo.name), self.deadline)
+        reply = await self.backends.call(
+            "memory", self.backends.memory.Compact, memory_pb2.CompactRequest(repo=repo.name), self.deadline
+        )
         return to_json(reply)
 
     # --- index --------------------------------------------------------------------------------------
 
     async def index_status(self, repo: RepoInfo) -> dict[str, Any]:
-        status = await self.backends.call("indexer", self.backends.indexer.RepoStatus,
-                                          indexer_pb2.RepoStatusRequest(repo=repo.name), self.deadline)
-        stats = await self.backends.call("search", self.backends.search.Stats,
-                                         search_pb2.StatsRequest(repo=repo.name), self.deadline)
+        status = await self.backends.call(
+            "indexer",
+            self.backends.indexer.RepoStatus,
+            indexer_pb2.RepoStatusRequest(repo=repo.name),
+            self.deadline,
+        )
+        stats = await self.backends.call(
+            "search", self.backends.search.Stats, search_pb2.StatsRequest(repo=repo.name), self.deadline
+        )
         return {**to_json(status), "search": to_json(stats)}
 
     async def refresh(self, repo: RepoInfo, paths: list[str]) -> dict[str, Any]:
         if not isinstance(paths, list) or not paths:
             raise BadInput("paths", "give one or more repo-relative paths")
-        reply = await self.backends.call("indexer", self.backends.indexer.IndexPaths, indexer_pb2.IndexPathsRequest(
-            repo=repo.name, paths=[confine_path(p, "paths") for p in paths[:1000]]), 120.0)
+        reply = await self.backends.call(
+            "indexer",
+            self.backends.indexer.IndexPaths,
+            indexer_pb2.IndexPathsRequest(
+                repo=repo.name, paths=[confine_path(p, "paths") for p in paths[:1000]]
+            ),
+            120.0,
+        )
         return to_json(reply)
 
 

@@ -20,19 +20,58 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
         if not request.repo and not request.cwd:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "repo: give a repository name or a cwd")
         if not 0 <= request.budget_tokens <= 50_000:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "budget_tokens: must be between 0 and 50000")
-        result = await self._service.build(ContextQuery(
-            prompt=request.prompt, repo=request.repo, cwd=request.cwd, budget_tokens=request.budget_tokens,
-            active_files=tuple(request.active_files), head_commit=request.head_commit, branch=request.branch,
-            session_id=request.session_id,
-        ))
-        items = [gateway_pb2.ContextItem(
-            path=i.path, symbol=i.symbol, start_line=i.start_line, end_line=i.end_line, kind=i.kind,
-            score=i.score, tokens=i.tokens, reason=i.reason, chunk_id=i.chunk_id) for i in result.items]
-        cut = [gateway_pb2.ContextItem(
-            path=i.path, symbol=i.symbol, start_line=i.start_line, end_line=i.end_line, kind=i.kind,
-            score=i.score, tokens=i.tokens, reason=i.reason, chunk_id=i.chunk_id) for i in result.cut]
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT, "budget_tokens: must be between 0 and 50000"
+            )
+        result = await self._service.build(
+            ContextQuery(
+                prompt=request.prompt,
+                repo=request.repo,
+                cwd=request.cwd,
+                budget_tokens=request.budget_tokens,
+                active_files=tuple(request.active_files),
+                head_commit=request.head_commit,
+                branch=request.branch,
+                session_id=request.session_id,
+            )
+        )
+        items = [
+            gateway_pb2.ContextItem(
+                path=i.path,
+                symbol=i.symbol,
+                start_line=i.start_line,
+                end_line=i.end_line,
+                kind=i.kind,
+                score=i.score,
+                tokens=i.tokens,
+                reason=i.reason,
+                chunk_id=i.chunk_id,
+            )
+            for i in result.items
+        ]
+        cut = [
+            gateway_pb2.ContextItem(
+                path=i.path,
+                symbol=i.symbol,
+                start_line=i.start_line,
+                end_line=i.end_line,
+                kind=i.kind,
+                score=i.score,
+                tokens=i.tokens,
+                reason=i.reason,
+                chunk_id=i.chunk_id,
+            )
+            for i in result.cut
+        ]
         return gateway_pb2.ContextResponse(
-            text=result.text, route=result.route, seeds=result.seeds, partial=result.partial,
-            degraded=result.degraded, tokens=result.tokens, chars=result.chars, items=items, cut=cut,
-            repo=result.repo)
+            text=result.text,
+            route=result.route,
+            seeds=result.seeds,
+            partial=result.partial,
+            degraded=result.degraded,
+            tokens=result.tokens,
+            chars=result.chars,
+            items=items,
+            cut=cut,
+            repo=result.repo,
+        )

@@ -30,6 +30,10 @@ from enum import StrEnum
 from kit.text import identifier_tokens
 
 
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
 class RouteName(StrEnum):
     SKIP = "skip"
     LOOKUP = "lookup"
@@ -58,8 +62,10 @@ class Route:
         return tuple(s for s in self.seeds if is_path_seed(s))
 
 
-# Only this much of a prompt is read for intent; seeds come from all of it.
-INTENT_CHARS = 1_500
+# Long prompts are read for intent in their head and tail only (the ask is at one end or the other), and
+# for seeds in a larger window: this keeps classify() well under a millisecond at the sanitiser's cap.
+INTENT_HEAD_CHARS, INTENT_TAIL_CHARS = 320, 160
+SEED_HEAD_CHARS, SEED_TAIL_CHARS = 800, 200
 MAX_SEEDS = 8
 # A prompt this short may be a pure courtesy / continuation; longer ones always carry content.
 CONVERSATIONAL_MAX_CHARS = 160
@@ -70,15 +76,11 @@ _FILE_EXTENSIONS = (
     "vue|svelte|lua|ex|exs|erl|hrl|dart|r|jl|clj|cljs|elm|hs|ml|mli|fs|fsx|vb|pl|pm|tf|hcl|gradle|xml|"
     "lock|dockerfile|mk|cmake|bzl|scm|graphql|gql|ipynb"
 )
-_COMMON_DIRS = frozenset(
+_COMMON_DIRS = _words(
     "src lib app apps pkg cmd internal test tests spec services service gateway kit cli packages "
-    "components pages api server client web frontend backend scripts tools docs config deploy".split()
+    "components pages api server client web frontend backend scripts tools docs config deploy"
 )
-_PATH_TOKEN = re.compile(
-    r"(?<![\w/.:@-])@?(?P<path>(?:\.{1,2}/|/)?(?:[\w.@+-]+/)*[\w.@+-]*[\w-]"
-    rf"(?:\.(?:{_FILE_EXTENSIONS}))?)(?::\d+(?:[:-]\d+)?)?(?![\w/])",
-    re.IGNORECASE,
-)
+_BARE_TOKEN = re.compile(r"[^\s`'\"()<>\[\]{},;]+")
 _HAS_EXTENSION = re.compile(rf"\.(?:{_FILE_EXTENSIONS})$", re.IGNORECASE)
 _URL = re.compile(r"\b(?:https?|ftp|file)://\S+|\bwww\.\S+", re.IGNORECASE)
 _QUOTED = re.compile(r"`([^`\n]{1,80})`|\"([^\"\s]{2,60})\"|(?<![\w])'([^'\s]{2,60})'(?![\w])")
@@ -88,20 +90,22 @@ _KIND_WORDS = (
     "fixture|constant|variable|field|attribute|property|trait|macro|table|rpc|command|flag|option|setting"
 )
 _KIND_AFTER = re.compile(rf"\b(?:the|a|an|our|this|that)\s+`?([A-Za-z_][\w]*)`?\s+(?:{_KIND_WORDS})s?\b")
-_KIND_BEFORE = re.compile(r"\b(?:function|func|method|class|struct|interface|enum|def|fn|rpc)\s+`?([A-Za-z_]\w*)")
+_KIND_BEFORE = re.compile(
+    r"\b(?:function|func|method|class|struct|interface|enum|def|fn|rpc)\s+`?([A-Za-z_]\w*)"
+)
 _NAME_SHAPE = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*$")
 # Identifier-shaped words of everyday tech English: they would only ever resolve to nothing.
-_NOT_SEEDS = frozenset(
+_NOT_SEEDS = _words(
     """e.g i.e etc vs gRPC iOS macOS iPhone iPad JavaScript TypeScript GitHub GitLab PyPI FastAPI OpenAI
     PostgreSQL MySQL GraphQL YouTube LinkedIn WebSocket ChatGPT VSCode DevOps NodeJS Node.js Vue.js Next.js
     React.js Nuxt.js Express.js D3.js LaTeX NumPy SciPy PyTorch TensorFlow SQLite MongoDB DynamoDB
-    McDonald ClaudeCode MacBook JetBrains IntelliJ PyCharm WebStorm DuckDB BigQuery OAuth README.md""".split()
+    McDonald ClaudeCode MacBook JetBrains IntelliJ PyCharm WebStorm DuckDB BigQuery OAuth README.md"""
 )
-_WORD_STOP = frozenset(
+_WORD_STOP = _words(
     """the a an this that these those it its to of in on for and or but with from by at as is are was be
     which what who whom whose where when why how all any each every some same other new old my our your
     their his her one two there here then than so do does did not no yes can could would should will
-    just only also more most very main""".split()
+    just only also more most very"""
 )
 
 # ---------------------------------------------------------------------------------------------------
@@ -111,8 +115,8 @@ _SKIP_PHRASES = r"""
     hi | hello | hey(?:\s+there)? | hiya | howdy | yo | greetings | good\s+(?:morning|afternoon|evening|night)
   | morning | thanks?(?:\s+(?:you|u))?(?:\s+(?:so|very)\s+much|\s+a\s+(?:lot|ton|bunch)|\s+again)?
   | thank\s+you | thx | tysm | ty | cheers | many\s+thanks | much\s+appreciated | appreciate\s+(?:it|that)
-  | (?:i\s+)?appreciate\s+(?:your|the)\s+help | (?:that|this|it)\s+(?:was|is)\s+(?:really\s+|very\s+|super\s+)?
-    (?:helpful|useful|great|perfect|awesome)
+  | (?:i\s+)?appreciate\s+(?:your|the)\s+help
+  | (?:that|this|it)\s+(?:was|is)\s+(?:really\s+|very\s+|super\s+)?(?:helpful|useful|great|perfect|awesome)
   | great | awesome | perfect | nice | cool | excellent | amazing | brilliant | fantastic | wonderful | sweet
   | great\s+job | good\s+job | nice\s+(?:work|job|one) | well\s+done | good\s+stuff | love\s+it | you\s+rock
   | you(?:'re|\s+are)\s+(?:the\s+best|awesome|great|a\s+star) | wow | haha | lol
@@ -128,6 +132,8 @@ _META_PHRASES = r"""
     (?:can\s+you\s+|could\s+you\s+|please\s+)*(?:
         be\s+(?:more\s+)?(?:concise|brief|terse)
       | (?:answer|reply|respond)\s+(?:more\s+)?(?:briefly|concisely|shortly|in\s+\w+)
+      | (?:answer|reply|respond|write)\s+(?:in\s+|with\s+)?(?:shorter|short|brief|briefer|concise)
+        (?:\s+(?:messages|answers|replies|responses|form|sentences))?
       | keep\s+(?:it|your\s+answers?|answers?|responses?)\s+(?:short|shorter|brief)(?:er)?
       | (?:use\s+)?(?:shorter|less\s+verbose|fewer\s+words)(?:\s+answers?|\s+responses?)?
       | (?:explain|say)\s+(?:that|it|this)\s+(?:again|differently|more\s+simply)(?:\s+in\s+simpler\s+terms)?
@@ -149,12 +155,14 @@ _CONTINUE_PHRASES = r"""
   | (?:let'?s\s+)?do\s+(?:it|that|this|so|both|all(?:\s+of\s+them)?)(?:\s+now)? | let'?s\s+(?:go|do\s+it)
   | go\s+(?:ahead|for\s+it|on) | proceed | continue | keep\s+going | carry\s+on | resume | next(?:\s+step)?
   | sounds\s+(?:good|great|right|fine) | looks\s+(?:good|great|right|fine) | lgtm | ship\s+it | make\s+it\s+so
-  | approved? | confirm(?:ed)? | try\s+again | retry | again | one\s+more\s+time | run\s+it | finish\s+(?:it|up)
+  | approved? | confirm(?:ed)? | try\s+again | retry | again | one\s+more\s+time | run\s+it
+  | finish\s+(?:it|up)
   | (?:do\s+)?the\s+same\s+(?:for|with)\s+the\s+(?:rest|others) | same\s+for\s+the\s+(?:rest|others)
   | option\s+\w | \d{1,2} | [a-d] | (?:the\s+)?(?:first|second|third|fourth|last|other)\s+one | both
   | all\s+of\s+them | no | nope | nah | not\s+yet | wait | stop | hold\s+on | hang\s+on
 """
-_FILLERS = r"oh | so | well | then | now | claude | man | mate | buddy | again | for\s+(?:the|your)\s+help | :\)"
+_FILLERS = r"""oh | so | well | then | now | hmm | claude | man | mate | buddy | again | :\)
+  | for\s+(?:the|your|all\s+the)\s+help | for\s+(?:yesterday|today|everything|all|that|this)"""
 
 _SEP = r"[\s,.!?;:\-–—…()'\"*]*"
 _SKIP_RE = re.compile(rf"\b(?:(?:{_SKIP_PHRASES})|(?:{_META_PHRASES}))(?!\w)", re.VERBOSE)
@@ -167,10 +175,10 @@ _CONVERSATIONAL = re.compile(
 _NON_TEXT = re.compile(r"[^\w\s'’,.!?;:\-–—…()\"*:]+")  # emoji and symbols are ignored
 
 # Claude Code's built-in commands that are about the session, not the code.
-_META_COMMANDS = frozenset(
+_META_COMMANDS = _words(
     """clear compact cost help model config status login logout doctor memory permissions vim theme exit quit
     resume agents mcp hooks bug release-notes terminal-setup upgrade export context usage add-dir ide
-    privacy-settings statusline output-style rewind todos bashes feedback install-github-app""".split()
+    privacy-settings statusline output-style rewind todos bashes feedback install-github-app"""
 )
 _COMMAND_ROUTES = {
     "init": RouteName.ARCHITECTURE,
@@ -188,11 +196,6 @@ _FAIL_WORDS = (
     r"nan|wrong|missing|skip\w*|duplicat\w*|twice|never|always|instead|differ\w*|stale|lost|disappear\w*|"
     r"returning|showing|including|ignoring|dropping"
 )
-_FLOW_VERBS = (
-    r"reach|get\s+to|end\s+up|flow|propagat\w*|make\s+it|get\s+passed|get\s+called|get\s+invoked|get\s+triggered|"
-    r"get\s+from|go\s+from|travel|hand\s+off|interact|talk\s+to|communicate|connect\s+to|work|handle|decide|"
-    r"choose|pick|know|trigger|get\s+(?:{participles})"
-)
 _PARTICIPLES = (
     r"computed|calculated|built|generated|resolved|handled|processed|loaded|parsed|validated|stored|called|"
     r"invoked|triggered|used|passed|initiali[sz]ed|created|set|populated|determined|chosen|selected|decided|"
@@ -202,7 +205,11 @@ _PARTICIPLES = (
     r"transformed|rendered|displayed|shown|logged|authenticated|authori[sz]ed|matched|filtered|sorted|embedded|"
     r"chunked|batched|retried|queued|cleaned|reloaded|restarted|started|stopped|closed|opened"
 )
-_FLOW_VERBS = _FLOW_VERBS.format(participles=_PARTICIPLES)
+_FLOW_VERBS = (
+    r"reach|get\s+to|end\s+up|flow|propagat\w*|make\s+it|get\s+passed|get\s+called|get\s+invoked|get\s+triggered|"
+    r"get\s+from|go\s+from|travel|hand\s+off|interact|talk\s+to|communicate|connect\s+to|work|handle|decide|"
+    rf"choose|pick|know|trigger|get\s+(?:{_PARTICIPLES})"
+)
 _ORG_NOUNS = (
     r"code|codebase|code\s+base|project|repo|repository|app|application|system|services?|modules?|packages?|"
     r"folders?|directories|backend|frontend|monorepo|tests?|source|src|library|lib"
@@ -210,25 +217,33 @@ _ORG_NOUNS = (
 
 _RULES: dict[RouteName, list[tuple[float, str, str]]] = {
     RouteName.BUG: [
-        (3.0, "pasted log or traceback", r"\[log: |traceback|stack\s*trace|segfault|segmentation\s+fault|core\s+dump"),
+        (
+            3.0,
+            "pasted log or traceback",
+            r"\blog: \d+ lines|\btraceback|\bstack\s*trace|\bsegfault|\bsegmentation\s+fault|\bcore\s+dump",
+        ),
         (3.0, "crash/panic", r"\bcrash\w*|\bpanic\w*"),
-        (3.0, "regression", r"\bregression|used\s+to\s+work|worked\s+(?:before|yesterday)|no\s+longer\b"),
-        (2.5, "error word", r"\berror\w*|\bexception\w*|\w+(?:error|exception)\b"),
+        (
+            3.0,
+            "regression",
+            r"\bregression|\bused\s+to\s+work|\bworked\s+(?:before|yesterday)|\bno\s+longer\b",
+        ),
+        (2.5, "error word", r"\w*(?:error|exception)"),
         (2.5, "failure word", r"\bfail\w*|\bbroken\b|\bbreaks\b|\bbug\w*\b"),
         (
             2.5,
             "does not work",
-            r"(?:n'?t|not|never|stopped|won'?t|can'?t|cannot)\s+(?:be\s+)?(?:work|run|load|compil|start|return|sav|"
+            r"\b(?:\w+n'?t|not|never|stopped|cannot)\s+(?:be\s+)?(?:work|run|load|compil|start|return|sav|"
             r"updat|show|render|fire|trigger|connect|find|match|get\s+(?:called|backfilled|set))\w*",
         ),
         (
             2.0,
             "wrong result",
-            r"\bwrong\b|\bincorrect\b|\bunexpected\w*|returns?\s+(?:an?\s+|the\s+)?(?:none|null|nil|undefined|nan|nothing|empty|"
+            r"\bwrong\b|\bincorrect\b|\bunexpected\w*|\breturns?\s+(?:an?\s+|the\s+)?(?:none|null|nil|undefined|nan|nothing|empty|"
             r"false|0\b|the\s+wrong)|\breturning\s+(?:none|null|nothing|empty|\w+\s+\w+\s+that)|\boff[-\s]by[-\s]one\b|"
-            r"\bdeadlock\w*|race\s+condition|\bhang\w*|\bfreez\w*|\bleak\w*|\btime[sd]?\s*out\b|\btimeouts?\b|"
+            r"\bdeadlock\w*|\brace\s+condition|\bhang\w*|\bfreez\w*|\bleak\w*|\btime[sd]?\s*out\b|\btimeouts?\b|"
             r"\bflak\w*|\bintermittent\w*|\bstale\b|\b(?:50\d|40\d)\b|\bduplicat\w*|\blogged\s+out\b|\bswallow\w*|"
-            r"\bslow\w*\s+(?:after|since|than)|\d+x\s+slower|never\s+(?:get|gets|got)\b|\bthrow\w*",
+            r"\bslow\w*\s+(?:after|since|than)|\b\d+x\s+slower|\bnever\s+(?:get|gets|got)\b|\bthrow\w*",
         ),
         (
             2.0,
@@ -239,12 +254,22 @@ _RULES: dict[RouteName, list[tuple[float, str, str]]] = {
             r"\bpermission\s+denied\b|\bconnection\s+refused\b|\bnot\s+found\b|\bnon[-\s]?zero\s+exit\b|"
             r"\bexit\s+code\b|\bbut\s+it(?:'?s|\s+is)\s+(?:running|there|set|installed|correct|up)\b|\bgets?\s+killed\b|"
             r"\bstuck\b|\bsomething(?:'?s|\s+is)\s+off\b|\b(?:way\s+)?too\s+(?:high|low|many|few|big|large|small|long)\b|"
-            r"\b(?:n'?t|not|never)\s+\w+\s+(?:anything|at\s+all)\b",
+            r"\b(?:\w+n'?t|not|never)\s+\w+\s+(?:anything|at\s+all)\b|\brejects?\s+(?:valid|good|correct|legit\w*)\b|"
+            r"\b(?:looks|seems|is|are)\s+off\b|\b(?:\w+n't|not)\s+(?:being\s+)?accepted\b",
         ),
+        (1.0, "intermittent", r"\bsometimes\b|\brandomly\b|\boccasionally\b"),
         (2.0, "why + failure", rf"\bwhy\b.{{0,80}}\b(?:{_FAIL_WORDS})\b"),
-        (2.5, "why not", r"\bwhy\s+(?:doesn'?t|does\s+not|don'?t|didn'?t|isn'?t|aren'?t|won'?t|can'?t|is\s+not|is\s+no)\b"),
+        (
+            2.5,
+            "why not",
+            r"\bwhy\s+(?:doesn'?t|does\s+not|don'?t|didn'?t|isn'?t|aren'?t|won'?t|can'?t|is\s+not|is\s+no)\b",
+        ),
         (2.0, "still broken", r"^(?:it'?s\s+)?still\b|^same\s+(?:error|problem|issue|thing)\b"),
-        (1.5, "fix/debug", r"\bfix(?:e[sd]|ing)?\b|\bdebug\w*|\binvestigat\w*|\broot\s+cause\b|\bdiagnos\w*|\bwarning\w*"),
+        (
+            1.5,
+            "fix/debug",
+            r"\bfix(?:e[sd]|ing)?\b|\bdebug\w*|\binvestigat\w*|\broot\s+cause\b|\bdiagnos\w*|\bwarning\w*",
+        ),
         (1.0, "issue", r"\bissues?\b|\bproblem\b"),
     ],
     RouteName.FLOW: [
@@ -272,8 +297,8 @@ _RULES: dict[RouteName, list[tuple[float, str, str]]] = {
         (
             3.0,
             "trace / what happens",
-            r"(?<!stack\s)\btrac(?:e|es|ed|ing)\b(?!back)|\bwalk\s+me\s+through\s+(?:what|how)|\bstep\s+by\s+step\b|"
-            r"\bwhat\s+happens\s+(?:to\s+.{1,40}?\s+)?(?:when|if|after|before|during|on)\b|"
+            r"\btrac(?:e|es|ed|ing)\b(?<!stack\strace)(?<!stack\straces)|\bwalk\s+me\s+through\s+(?:what|how)|\bstep\s+by\s+step\b|"
+            r"\bwhat\s+happens\s+(?:to|when|if|after|before|during|on)\b|"
             r"\bwhat\s+(?:code\s+)?(?:runs|gets\s+(?:called|run|executed)|is\s+(?:called|run|executed))\s+"
             r"(?:when|on|after|before|if)\b|\bend[-\s]to[-\s]end\b|\bdata\s*flow\b|"
             r"\bcontrol\s*flow\b|\bexecution\s+(?:path|flow|order)\b|\bcode\s+paths?\b|\blifecycle\b|"
@@ -289,7 +314,11 @@ _RULES: dict[RouteName, list[tuple[float, str, str]]] = {
         (2.5, "how is X computed", rf"\bhow\s+(?:is|are|was|were)\s+.{{1,60}}?\b(?:{_PARTICIPLES})\b"),
         (2.0, "explain how", r"\bexplain\s+how\b|\bhow\s+\w+(?:\s+\w+){0,3}\s+works?\b"),
         (1.5, "why", r"\bwhy\s+(?:does|do|is|are|did)\b"),
-        (1.5, "dependency", r"\bdepend\w*\s+on\b|\bif\s+i\s+change\b|\bdownstream\b|\bupstream\b|\bimpact\s+of\b"),
+        (
+            1.5,
+            "dependency",
+            r"\bdepend\w*\s+on\b|\bif\s+i\s+change\b|\bdownstream\b|\bupstream\b|\bimpact\s+of\b",
+        ),
     ],
     RouteName.ARCHITECTURE: [
         (
@@ -298,7 +327,7 @@ _RULES: dict[RouteName, list[tuple[float, str, str]]] = {
             r"\barchitect\w*|\bhigh[-\s]level\b|\bbig\s+picture\b|\boverview\b|\bbird'?s[-\s]eye\b|\btour\s+of\b|"
             r"\bonboard\w*|\bnew\s+to\s+(?:this|the)\b|\bwhere\s+(?:should|do)\s+i\s+(?:start|begin)\b|"
             r"\btech\s+stack\b|\bfit\s+together\b|\bmap\s+out\b|\brundown\b|\blay\s+of\s+the\s+land\b|"
-            r"\bprimer\b|\b[\d,.]+k?\s*(?:-\s*)?f(?:oo|ee)?t\s+view\b|\bparts\s+of\s+the\s+(?:system|codebase|app|code)\b|\bcrash\s+course\b|\bintro(?:duction)?\s+to\s+(?:the|this)\b|\borient\s+me\b|"
+            r"\bprimer\b|\bmake\s+up\s+the\b|\beach\s+(?:top[-\s]level\s+)?(?:folder|directory|module|package|service)\b|\b[\d,.]+k?\s*(?:-\s*)?f(?:oo|ee)?t\s+view\b|\bparts\s+of\s+the\s+(?:system|codebase|app|code)\b|\bcrash\s+course\b|\bintro(?:duction)?\s+to\s+(?:the|this)\b|\borient\s+me\b|"
             r"\b(?:summary|summari[sz]e|describe|explain|walk\s*through)\s+(?:of\s+)?(?:the|this|our)\s+"
             r"(?:repo|repository|codebase|code\s*base|project)\b",
         ),
@@ -347,21 +376,32 @@ _RULES: dict[RouteName, list[tuple[float, str, str]]] = {
             r"write|implement|refactor|rename|move|extract|update|change|modify|remove|delete|replace|convert|"
             r"bump|make|use|clean|generate|document|migrate|split|merge|wire|expose|introduce|support|drop)\b",
         ),
-        (1.0, "question about code", r"\bwhat\s+(?:does|is|'s)\b|\bwhat'?s\b|\bhow\s+(?:do|can|should)\s+i\b"),
+        (
+            1.0,
+            "question about code",
+            r"\bwhat\s+(?:does|is|'s)\b|\bwhat'?s\b|\bhow\s+(?:do|can|should)\s+i\b",
+        ),
     ],
 }
+
+
+def _compile_rule(pattern: str) -> re.Pattern[str]:
+    """Every rule starts at a word boundary; saying so up front lets the engine skip mid-word positions."""
+    return re.compile(pattern if pattern.startswith("^") else rf"\b(?:{pattern})")
+
+
 _COMPILED = {
-    route: [(weight, reason, re.compile(pattern)) for weight, reason, pattern in rules]
+    route: [(weight, reason, _compile_rule(pattern)) for weight, reason, pattern in rules]
     for route, rules in _RULES.items()
 }
 # Ties go to the more specific route.
 _PRIORITY = (RouteName.BUG, RouteName.FLOW, RouteName.ARCHITECTURE, RouteName.LOOKUP)
 _LOOKUP_BASE = 1.0
 _CASED_EXCEPTION = re.compile(r"\b[A-Z]\w*(?:Error|Exception)\b")
-_THIN_WORDS = frozenset(
+_THIN_WORDS = _words(
     """it its it's this that these those same again still now please pls just thing things one error errors
     issue issues problem problems bug bugs broken fail fails failing failed fix fixed working work works not
-    isn't doesn't don't didn't won't""".split()
+    isn't doesn't don't didn't won't"""
 )
 
 
@@ -380,8 +420,8 @@ def classify(text: str) -> Route:
         conversational = _classify_conversational(stripped)
         if conversational is not None:
             return conversational
-    seeds = extract_seeds(stripped)
-    return _score(stripped, seeds)
+    seeds = extract_seeds(_window(stripped, SEED_HEAD_CHARS, SEED_TAIL_CHARS))
+    return _score(_window(stripped, INTENT_HEAD_CHARS, INTENT_TAIL_CHARS), seeds)
 
 
 def resolve_follow_up(route: Route, previous: Route | None) -> Route:
@@ -408,38 +448,40 @@ def is_path_seed(seed: str) -> bool:
 
 def extract_seeds(text: str, limit: int = MAX_SEEDS) -> tuple[str, ...]:
     """Names worth resolving with FindSymbols, plus file paths, in prompt order, without duplicates."""
-    text = _URL.sub(" ", text)
+    if "://" in text or "www." in text:
+        text = _URL.sub(" ", text)
     found: dict[str, int] = {}
 
     def add(token: str, position: int) -> None:
         token = token.strip().strip(".,;:!?()[]{}<>'\"`").removeprefix("@")
-        if not token or token in _NOT_SEEDS or token.lower() in _WORD_STOP or len(token) < 2:
+        if len(token) < 2 or token in _NOT_SEEDS or token.lower() in _WORD_STOP:
             return
-        if not (_NAME_SHAPE.match(token) or is_path_seed(token)):
-            return
-        found.setdefault(token, position)
+        if _NAME_SHAPE.match(token) or is_path_seed(token):
+            found.setdefault(token, position)
 
     for match in _QUOTED.finditer(text):
         raw = next(group for group in match.groups() if group is not None)
         raw = re.sub(r"\(.*\)$", "", raw.strip())
-        path = _as_path(raw)
-        add(path or raw, match.start())
-    for match in _CALL_SHAPED.finditer(text):
-        add(match.group(1), match.start())
+        add(_as_path(raw) or raw, match.start())
+    if "(" in text:
+        for match in _CALL_SHAPED.finditer(text):
+            add(match.group(1), match.start())
     for pattern in (_KIND_AFTER, _KIND_BEFORE):
         for match in pattern.finditer(text):
             add(match.group(1), match.start(1))
-    paths: set[str] = set()
-    for match in _PATH_TOKEN.finditer(text):
-        path = _as_path(match.group("path"))
-        if path:
-            paths.add(path)
-            add(path, match.start())
+    paths: list[str] = []
+    for match in _BARE_TOKEN.finditer(text):
+        token = match.group(0)
+        if "/" in token or "." in token:
+            path = _as_path(token)
+            if path:
+                paths.append(path)
+                add(path, match.start())
     for token in identifier_tokens(text):
-        if token in paths or _HAS_EXTENSION.search(token) or any(token in p for p in paths):
-            continue
+        if _HAS_EXTENSION.search(token) or any(token in path for path in paths):
+            continue  # a file name, or part of a path already taken
         if "." in token and all(len(part) <= 1 for part in token.split(".")):
-            continue
+            continue  # "e.g", "i.e"
         add(token, text.find(token))
     ordered = sorted(found.items(), key=lambda item: item[1])
     return tuple(token for token, _ in ordered[:limit])
@@ -457,9 +499,11 @@ def _as_path(token: str) -> str:
     segments = [s for s in token.split("/") if s and s not in {".", ".."}]
     if len(segments) < 2 and not token.startswith(("./", "../")):
         return ""
-    if token.startswith(("./", "../", "/")) or len(segments) >= 3 or segments[0].lower() in _COMMON_DIRS:
-        if all(re.fullmatch(r"[\w.@+-]+", s) for s in segments):
-            return token
+    path_like = (
+        token.startswith(("./", "../", "/")) or len(segments) >= 3 or segments[0].lower() in _COMMON_DIRS
+    )
+    if path_like and all(re.fullmatch(r"[\w.@+-]+", s) for s in segments):
+        return token
     return ""
 
 
@@ -479,15 +523,24 @@ def _classify_conversational(text: str) -> Route | None:
     if not _CONVERSATIONAL.match(normalised):
         return None
     if _CONTINUE_RE.search(_SKIP_RE.sub(" ", normalised)):
-        return Route(RouteName.LOOKUP, 0.3, (), ("content-free reply that continues the work",), follow_up=True)
+        return Route(RouteName.LOOKUP, 0.3, (), ("content-free reply: continue the work",), follow_up=True)
     if _SKIP_RE.search(normalised):
         return Route(RouteName.SKIP, 0.9, (), ("greeting, thanks or chat about the conversation",))
     return Route(RouteName.LOOKUP, 0.3, (), ("content-free reply",), follow_up=True)
 
 
+def _window(text: str, head: int, tail: int) -> str:
+    """Head and tail of a long text, cut at whitespace so no word is split."""
+    if len(text) <= head + tail:
+        return text
+    start, end = text[:head], text[-tail:]
+    start = start[: start.rfind(" ")] if " " in start[head // 2 :] else start
+    end = end[end.find(" ") + 1 :] if " " in end[: tail // 2] else end
+    return f"{start}\n…\n{end}"
+
+
 def _score(text: str, seeds: tuple[str, ...]) -> Route:
-    head = text[:INTENT_CHARS]
-    lowered = head.lower().replace("’", "'")
+    lowered = text.lower().replace("’", "'")
     scores = dict.fromkeys(_PRIORITY, 0.0)
     scores[RouteName.LOOKUP] = _LOOKUP_BASE
     reasons: dict[RouteName, list[str]] = {route: [] for route in _PRIORITY}
@@ -496,7 +549,7 @@ def _score(text: str, seeds: tuple[str, ...]) -> Route:
             if pattern.search(lowered):
                 scores[route] += weight
                 reasons[route].append(reason)
-    if _CASED_EXCEPTION.search(head) and "error word" not in reasons[RouteName.BUG]:
+    if _CASED_EXCEPTION.search(text) and "error word" not in reasons[RouteName.BUG]:
         scores[RouteName.BUG] += 2.5
         reasons[RouteName.BUG].append("exception name")
     ranked = sorted(_PRIORITY, key=lambda route: (-scores[route], _PRIORITY.index(route)))

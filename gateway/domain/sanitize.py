@@ -112,6 +112,7 @@ _DEFINED_NAME = re.compile(
     r"(?:def|class|function|func|fn|interface|struct|enum|type|trait)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)",
 )
 _WORD_CUT = re.compile(r"\s")
+_LOG_LANGUAGES = frozenset({"log", "logs", "console", "text", "txt", "shell-session", "stacktrace", "output"})
 
 
 def sanitize_prompt(prompt: str, max_chars: int = MAX_PROMPT_CHARS) -> SanitizedPrompt:
@@ -169,7 +170,11 @@ def _strip_injected_context(text: str) -> tuple[str, bool]:
             return text, found
         found = True
         closing = CONTEXT_CLOSE_LINE.search(text, opening.end())
-        end = closing.end() if closing else len(text)
+        end = (
+            closing.end() + (1 if text[closing.end() : closing.end() + 1] == "\n" else 0)
+            if closing
+            else len(text)
+        )
         text = text[: opening.start()] + text[end:]
 
 
@@ -195,11 +200,13 @@ def _replace_fenced_blocks(text: str, removed: list[str], summaries: list[str]) 
         if len(body) <= SMALL_BLOCK_LINES and sum(len(line) + 1 for line in body) <= SMALL_BLOCK_CHARS:
             out.extend(line.strip() for line in body)
             continue
-        if _looks_like_log(body) or language in {"log", "console", "text", "shell-session", "stacktrace"} and (
-            _log_summary(body, require_signal=True)
-        ):
+        log_fence = language in _LOG_LANGUAGES and bool(_log_summary(body, require_signal=True))
+        if log_fence or _looks_like_log(body):
             removed.append(REMOVED_LOG)
             summary = _log_summary(body)
+        elif language in {"diff", "patch"} or _looks_like_diff(body):
+            removed.append(REMOVED_CODE_BLOCK)
+            summary = _diff_summary(body)
         else:
             removed.append(REMOVED_CODE_BLOCK)
             summary = _code_summary(body, language)
@@ -273,7 +280,8 @@ def _code_run_end(lines: list[str], start: int) -> int:
             end += 1
             continue
         total += 1
-        if _CODE_LINE.match(line) or (line.startswith(("    ", "\t")) and not line.lstrip().startswith(("-", "*"))):
+        indented = line.startswith(("    ", "\t")) and not line.lstrip().startswith(("-", "*"))
+        if indented or _CODE_LINE.match(line):
             code += 1
             last_code = end
         elif total - code > 1 or code < 0.7 * total:
@@ -325,6 +333,34 @@ def _file_refs(lines: list[str], innermost_last: bool) -> list[str]:
         refs.setdefault(ref, None)
     ordered = list(refs)
     return ordered[-MAX_REFS:] if innermost_last else ordered[:MAX_REFS]
+
+
+def _looks_like_diff(lines: list[str]) -> bool:
+    content = [line for line in lines if line.strip()]
+    marked = sum(1 for line in content if line.startswith(("+", "-", "@@", "diff --git", "index ")))
+    return bool(content) and any(line.startswith("@@") for line in content) and marked >= 0.5 * len(content)
+
+
+def _diff_summary(lines: list[str]) -> str:
+    """`[diff: 40 lines; files src/a.py, src/b.py; hunks in parse_config, Loader]`."""
+    files: dict[str, None] = {}
+    hunks: dict[str, None] = {}
+    for line in lines:
+        if line.startswith("+++ ") or line.startswith("--- "):
+            path = line[4:].strip().split("\t")[0]
+            if path != "/dev/null":
+                files.setdefault(re.sub(r"^[ab]/", "", path), None)
+        elif line.startswith("@@"):
+            context = line.split("@@", 2)[-1]
+            match = _DEFINED_NAME.match(context.strip())
+            if match:
+                hunks.setdefault(match.group(1), None)
+    parts = [f"diff: {len(lines)} lines"]
+    if files:
+        parts.append("files " + ", ".join(list(files)[:MAX_REFS]))
+    if hunks:
+        parts.append("hunks in " + ", ".join(list(hunks)[:MAX_NAMES]))
+    return "[" + "; ".join(parts) + "]"
 
 
 def _code_summary(lines: list[str], language: str) -> str:

@@ -24,8 +24,11 @@ def store(tmp_path: Path) -> TokenStore:
 
 def test_tokens_are_stored_hashed_and_revocable(store: TokenStore) -> None:
     token = store.issue("alice")
-    raw = (store.path).read_bytes() + (store.path.with_name("tokens.db-wal").read_bytes()
-                                       if store.path.with_name("tokens.db-wal").exists() else b"")
+    raw = (store.path).read_bytes() + (
+        store.path.with_name("tokens.db-wal").read_bytes()
+        if store.path.with_name("tokens.db-wal").exists()
+        else b""
+    )
     assert token.encode() not in raw and hash_token(token).encode() in raw
     auth = TokenAuthenticator(store=store, reload_seconds=0)
     assert auth.authenticate(f"Bearer {token}").user == "alice"  # type: ignore[union-attr]
@@ -40,7 +43,9 @@ def test_missing_malformed_and_wrong_tokens_are_refused(store: TokenStore) -> No
         assert auth.authenticate(header) is None
 
 
-def test_comparison_visits_every_token_whatever_matches(store: TokenStore, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_comparison_visits_every_token_whatever_matches(
+    store: TokenStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
     tokens = [store.issue(f"user{i}") for i in range(5)]
     auth = TokenAuthenticator(local_token="local-secret", store=store, reload_seconds=0)
     calls: list[int] = []
@@ -87,11 +92,22 @@ async def test_http_refuses_bad_tokens_and_limits_one_client_without_affecting_o
         for headers in ({}, {"Authorization": "Bearer nope"}, {"Authorization": f"Bearer {revoked}"}):
             reply = await client.post("/hooks/prompt-context", json={"prompt": "hi"}, headers=headers)
             assert reply.status_code == 401, headers
-        statuses = [(await client.post("/hooks/prompt-context", json={"prompt": "x", "cwd": "/x"},
-                                       headers={"Authorization": f"Bearer {alice}"})).status_code for _ in range(3)]
+        statuses = [
+            (
+                await client.post(
+                    "/hooks/prompt-context",
+                    json={"prompt": "x", "cwd": "/x"},
+                    headers={"Authorization": f"Bearer {alice}"},
+                )
+            ).status_code
+            for _ in range(3)
+        ]
         assert statuses[:2] == [200, 200] and statuses[2] == 429
-        reply = await client.post("/hooks/prompt-context", json={"prompt": "x", "cwd": "/x"},
-                                  headers={"Authorization": f"Bearer {bob}"})
+        reply = await client.post(
+            "/hooks/prompt-context",
+            json={"prompt": "x", "cwd": "/x"},
+            headers={"Authorization": f"Bearer {bob}"},
+        )
         assert reply.status_code == 200
 
 
@@ -99,10 +115,17 @@ async def test_oversized_body_is_refused_with_413(tmp_path: Path, store: TokenSt
     settings = GatewaySettings(data_dir=tmp_path, max_body_bytes=1000)
     backends = Backends("127.0.0.1:1", "127.0.0.1:1", "127.0.0.1:1", "127.0.0.1:1")
     repos = RepoDirectory(backends)
-    app = build_http_app(settings, Operations(backends, repos), ContextService(backends, repos, 1000, 0.2),
-                         TokenAuthenticator(store=store, reload_seconds=0))
+    app = build_http_app(
+        settings,
+        Operations(backends, repos),
+        ContextService(backends, repos, 1000, 0.2),
+        TokenAuthenticator(store=store, reload_seconds=0),
+    )
     token = store.issue("alice")
     async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://gw") as client:
-        reply = await client.post("/api/context", content=b"x" * 5000,
-                                  headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"})
+        reply = await client.post(
+            "/api/context",
+            content=b"x" * 5000,
+            headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
+        )
     assert reply.status_code == 413

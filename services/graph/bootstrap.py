@@ -5,9 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
+from reporecall.graph.v1 import graph_pb2_grpc
+
 from kit.service import ServiceParts
 from kit.settings import ConfigError, check_url_scheme
-from reporecall.graph.v1 import graph_pb2_grpc
 
 from .engine import GraphEngine
 from .ports import GraphStore
@@ -46,14 +47,17 @@ def build_graph_store(url: str, data_dir: Path, user: str = "", password: str = 
 
 
 def sqlite_path(url: str, data_dir: Path) -> Path:
+    """`sqlite:///abs/graph.db` (or SQLAlchemy's `sqlite:////abs/graph.db`) → /abs/graph.db; "" → data dir."""
     if not url:
         return data_dir / "graph" / "graph.db"
-    rest = url[len("sqlite://"):]
-    if not rest.startswith("/") or rest == "/":
+    rest = url.removeprefix("sqlite://").lstrip("/")
+    if not url.startswith("sqlite:///") or not rest:
         raise ConfigError(
-            f"REPORECALL_GRAPH_URL={url}", "a sqlite URL needs a file path", "use sqlite:///absolute/path/graph.db"
+            f"REPORECALL_GRAPH_URL={url}",
+            "a sqlite URL needs a file path",
+            "use sqlite:///absolute/path/graph.db",
         )
-    return Path(rest)
+    return Path("/" + rest)
 
 
 def bootstrap(settings: GraphSettings) -> ServiceParts:

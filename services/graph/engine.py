@@ -22,7 +22,7 @@ import structlog
 
 from kit.domain import CallSite, ChunkKind, Import, Symbol
 
-from .domain.communities import detect_communities
+from .domain.communities import detect_communities, resolve_all
 from .domain.errors import InvalidArgument, SymbolNotFound
 from .domain.model import (
     CallEdge,
@@ -34,7 +34,8 @@ from .domain.model import (
     Traversal,
 )
 from .domain.resolution import CallResolver, resolve_edges
-from .domain.traversal import call_tree, shortest_path, walk
+from .domain.snapshot import GraphSnapshot
+from .domain.traversal import EdgeSource, call_tree, shortest_path, walk
 from .ports import GraphStore
 
 log = structlog.get_logger(__name__)
@@ -129,8 +130,9 @@ class GraphEngine:
         self._now = now
         self._state_lock = threading.Lock()
         self._reports: dict[str, CommunityReport] = {}
+        self._snapshots: dict[str, GraphSnapshot] = {}  # resolved graph of the last report's generation
         self._observed: dict[str, tuple[int, float]] = {}  # repo → (generation, when it was first seen)
-        self._written: set[str] = set()  # repos this process wrote to since their last report
+        self._dirty: set[str] = set()  # repos seen changing since their last report
         self._compute_locks: dict[str, threading.Lock] = defaultdict(threading.Lock)
         self._background: threading.Thread | None = None
         self._stop = threading.Event()
@@ -158,7 +160,8 @@ class GraphEngine:
         for i, site in enumerate(call_sites):
             if site.caller_id not in ids:
                 raise InvalidArgument(
-                    f"call_sites[{i}].caller_id {site.caller_id!r} is not the id of one of this file's symbols; "
+                    f"call_sites[{i}].caller_id {site.caller_id!r} is not the id of one of this file's "
+                    "symbols; "
                     "send the calling chunk as a symbol too"
                 )
             if not site.callee_name:
@@ -166,7 +169,9 @@ class GraphEngine:
         checked_imports = []
         for i, imp in enumerate(imports):
             if imp.path and imp.path != path:
-                raise InvalidArgument(f"imports[{i}].path {imp.path!r} differs from the request path {path!r}")
+                raise InvalidArgument(
+                    f"imports[{i}].path {imp.path!r} differs from the request path {path!r}"
+                )
             if not imp.target:
                 raise InvalidArgument(f"imports[{i}].target is empty")
             checked_imports.append(imp if imp.path else dataclasses.replace(imp, path=path))
@@ -189,7 +194,8 @@ class GraphEngine:
         removed = self._store.delete_repo(repo)
         with self._state_lock:
             self._reports.pop(repo, None)
-            self._written.discard(repo)
+            self._snapshots.pop(repo, None)
+            self._dirty.discard(repo)
             self._observed.pop(repo, None)
         return removed
 
@@ -197,7 +203,7 @@ class GraphEngine:
         generation = self._store.generation(repo)
         with self._state_lock:
             self._observed[repo] = (generation, self._clock())
-            self._written.add(repo)
+            self._dirty.add(repo)
 
     # -- symbol lookup --------------------------------------------------------------------------------
 
@@ -215,12 +221,17 @@ class GraphEngine:
         name = ref.name.strip()
         if not name:
             raise InvalidArgument(f"{field}: set either id or name")
-        matches = self._store.symbols_by_qualified_name(repo, [name])
-        if not matches:
+        if "." not in name:
             matches = self._store.symbols_by_name(repo, [name])
-        if not matches and "." in name:
-            short = name.rsplit(".", 1)[1]
-            matches = [s for s in self._store.symbols_by_name(repo, [short]) if s.qualified_name.endswith("." + name)]
+        else:  # qualified: exact, else as a suffix (`Parser.parse` finds `Outer.Parser.parse`)
+            matches = self._store.symbols_by_qualified_name(repo, [name])
+            if not matches:
+                short = name.rsplit(".", 1)[1]
+                matches = [
+                    s
+                    for s in self._store.symbols_by_name(repo, [short])
+                    if s.qualified_name.endswith("." + name)
+                ]
         if not matches:
             raise SymbolNotFound(f"{field}: no symbol named {name!r} in repo {repo!r}")
         return sorted(
@@ -248,9 +259,8 @@ class GraphEngine:
         depth = _bounded(depth, "depth", default=1, low=1, high=MAX_DEPTH)
         limit = _bounded(limit, "limit", default=50, low=1, high=MAX_LIMIT)
         seeds = self.find_symbols(repo, ref)
-        reader = _EdgeReader(self._store, repo)
         nodes, edges, truncated = walk(
-            reader, seeds, "in" if direction == "in" else "out", depth, limit, include_ambiguous
+            self._edges(repo), seeds, "in" if direction == "in" else "out", depth, limit, include_ambiguous
         )
         return Traversal(tuple(seeds), tuple(nodes), tuple(edges), truncated)
 
@@ -260,16 +270,34 @@ class GraphEngine:
         down = _bounded(down, "down", default=0, low=0, high=MAX_DEPTH)
         branch = _bounded(branch, "branch", default=8, low=1, high=MAX_BRANCH)
         candidates = self.find_symbols(repo, seed, "seed")
-        reader = _EdgeReader(self._store, repo)
-        nodes, edges = call_tree(reader, candidates[0], up, down, branch, CALL_TREE_MAX_NODES)
-        return CallTree(candidates[0], tuple(nodes), tuple(edges), tuple(candidates[1 : 1 + MAX_ALTERNATIVES]))
+        nodes, edges = call_tree(self._edges(repo), candidates[0], up, down, branch, CALL_TREE_MAX_NODES)
+        return CallTree(
+            candidates[0], tuple(nodes), tuple(edges), tuple(candidates[1 : 1 + MAX_ALTERNATIVES])
+        )
 
     def shortest_path(self, repo: str, source: SymbolRef, target: SymbolRef, max_depth: int = 8) -> CallPath:
         """Fewest resolved call hops from (any definition of) `source` to `target`; empty when none."""
         max_depth = _bounded(max_depth, "max_depth", default=8, low=1, high=MAX_PATH_DEPTH)
         starts = self.find_symbols(repo, source, "from")
         ends = self.find_symbols(repo, target, "to")
-        return shortest_path(_EdgeReader(self._store, repo), starts, ends, max_depth)
+        return shortest_path(self._edges(repo), starts, ends, max_depth)
+
+    def _edges(self, repo: str) -> EdgeSource:
+        """The in-memory graph when it matches the store's generation, else resolve from the store.
+
+        A repository seen changing is scheduled for a background recompute once it has settled, so
+        replicas that did not do the writes converge on the fast path too.
+        """
+        generation = self._store.generation(repo)
+        with self._state_lock:
+            snapshot = self._snapshots.get(repo)
+            if snapshot is not None and snapshot.generation == generation:
+                return snapshot
+            seen = self._observed.get(repo)
+            if seen is None or seen[0] != generation:
+                self._observed[repo] = (generation, self._clock())
+            self._dirty.add(repo)
+        return _EdgeReader(self._store, repo)
 
     # -- imports --------------------------------------------------------------------------------------
 
@@ -333,23 +361,30 @@ class GraphEngine:
                 return report
             started = time.perf_counter()
             facts = self._store.facts(repo)
-            report = detect_communities(facts, generation=generation, now=self._now())
+            edges = resolve_all(facts)
+            report = detect_communities(facts, generation=generation, now=self._now(), edges=edges)
+            snapshot = GraphSnapshot(generation, facts.symbols, edges)
             with self._state_lock:
                 self._reports[repo] = report
+                self._snapshots[repo] = snapshot
                 if self._store.generation(repo) == generation:
-                    self._written.discard(repo)
+                    self._dirty.discard(repo)
             log.info(
-                "graph.communities.recomputed", repo=repo, symbols=len(facts.symbols),
-                communities=len(report.communities), seconds=round(time.perf_counter() - started, 3),
+                "graph.communities.recomputed",
+                repo=repo,
+                symbols=len(facts.symbols),
+                communities=len(report.communities),
+                seconds=round(time.perf_counter() - started, 3),
             )
             return report
 
     def recompute_settled(self) -> list[str]:
-        """Recompute reports of repositories this process wrote to and that have since been quiet."""
+        """Recompute reports (and in-memory graphs) of repositories that changed and have been quiet since."""
         with self._state_lock:
             now = self._clock()
             due = [
-                repo for repo in self._written
+                repo
+                for repo in self._dirty
                 if (seen := self._observed.get(repo)) is not None and now - seen[1] >= self._settle
             ]
         done = []
@@ -361,7 +396,7 @@ class GraphEngine:
                 done.append(repo)
             else:
                 with self._state_lock:
-                    self._written.discard(repo)
+                    self._dirty.discard(repo)
         return done
 
     def start_background(self, interval_s: float = 1.0) -> None:

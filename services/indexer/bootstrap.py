@@ -7,10 +7,11 @@ from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
+from reporecall.indexer.v1 import indexer_pb2_grpc
+
 from kit.grpc_client import open_channel
 from kit.service import ServiceParts
 from kit.settings import ConfigError
-from reporecall.indexer.v1 import indexer_pb2_grpc
 from services.indexer.adapters.grpc_sinks import GrpcGraphSink, GrpcSearchSink
 from services.indexer.adapters.sqlite_manifest import SqliteManifest, manifest_path_from_url
 from services.indexer.engine import EngineConfig, IndexerEngine
@@ -23,7 +24,9 @@ def build_manifest(url: str, data_dir: Path) -> SqliteManifest:
     try:
         path = manifest_path_from_url(url, data_dir / "indexer" / "manifest.db")
     except ValueError as exc:
-        raise ConfigError(f"REPORECALL_MANIFEST_URL={url}", str(exc), "use sqlite:///absolute/path or leave empty")
+        raise ConfigError(
+            f"REPORECALL_MANIFEST_URL={url}", str(exc), "use sqlite:///absolute/path or leave empty"
+        ) from None
     return SqliteManifest(path)
 
 

@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 import structlog
 
 from kit.domain import Chunk, Import
+from services.indexer import metrics
 from services.indexer.adapters.git_repo import read_head, read_origin_url
 from services.indexer.domain.changes import Candidate, dirty_paths, estimate_eta, plan_run
 from services.indexer.domain.model import (
@@ -41,7 +42,6 @@ from services.indexer.domain.model import (
 from services.indexer.domain.repos import derive_repo_name, normalise_remote, validate_repo_name
 from services.indexer.domain.scanner import (
     DEFAULT_MAX_FILE_BYTES,
-    PathOutsideRepo,
     RepoScanner,
     ScannedFile,
     confine,
@@ -217,14 +217,16 @@ class IndexerEngine:
         """Delete the repo's data downstream, then forget it. False when it was not registered."""
         if await self._db(self.manifest.get_repo, name) is None:
             return False
+        async with self._lock(name):
+            results = await asyncio.gather(
+                self._with_retry("search.delete_repo", partial(self.search.delete_repo, name)),
+                self._with_retry("graph.delete_repo", partial(self.graph.delete_repo, name)),
+                return_exceptions=True,
+            )
+            _raise_first(results)
+            removed = await self._db(self.manifest.remove_repo, name)
         if self._watcher is not None:
             await self._watcher.unwatch(name)
-        async with self._lock(name):
-            await asyncio.gather(
-                self._with_retry("search.delete_repo", lambda: self.search.delete_repo(name)),
-                self._with_retry("graph.delete_repo", lambda: self.graph.delete_repo(name)),
-            )
-            removed = await self._db(self.manifest.remove_repo, name)
         log.info("repo.removed", repo=name)
         return removed
 
@@ -236,6 +238,7 @@ class IndexerEngine:
         Stopping the iteration cancels the run; what was acknowledged so far stays recorded.
         """
         repo = await self.get_repo(name)
+        _require_tree(repo)
         tracker = _Tracker()
         yield tracker.snapshot()
         task = asyncio.create_task(self._locked_run(repo, full, tracker))
@@ -256,8 +259,8 @@ class IndexerEngine:
     async def run_index(self, name: str, full: bool = False) -> IndexProgress:
         """`index_repo` to the end; returns the final snapshot."""
         last = IndexProgress(IndexPhase.SCANNING)
-        async for last in self.index_repo(name, full):
-            pass
+        async for snapshot in self.index_repo(name, full):
+            last = snapshot
         return last
 
     async def _locked_run(self, repo: RepoRecord, full: bool, tracker: _Tracker) -> None:
@@ -279,11 +282,17 @@ class IndexerEngine:
                     tracker.version += 1
             return files
 
-        scanned = await asyncio.to_thread(scan) if root.is_dir() else []
+        scanned = await asyncio.to_thread(scan)
         plan = plan_run(scanned, recorded, full=full)
         tracker.bump(files_scanned=len(scanned), files_changed=len(plan.candidates))
-        log.info("index.planned", repo=repo.name, scanned=len(scanned), candidates=len(plan.candidates),
-                 vanished=len(plan.vanished), full=full)
+        log.info(
+            "index.planned",
+            repo=repo.name,
+            scanned=len(scanned),
+            candidates=len(plan.candidates),
+            vanished=len(plan.vanished),
+            full=full,
+        )
         ctx = await self._context(repo, root, tracker, frozenset(f.path for f in scanned))
         await self._process(ctx, plan.candidates)
         ctx.to_delete.extend(plan.vanished)
@@ -296,11 +305,26 @@ class IndexerEngine:
             f"indexed {tracker.files_sent} of {tracker.files_changed} changed files, "
             f"deleted {tracker.files_deleted}, {tracker.errors} errors"
         )
+        if tracker.error_messages:
+            summary += f"; last error: {tracker.error_messages[-1]}"
         if stopped:
-            summary += "; stopped early because a downstream service is unavailable — run again when it is back"
+            summary += (
+                "; stopped early because a downstream service is unavailable — run again when it is back"
+            )
         tracker.bump(phase=IndexPhase.DONE, message=summary)
-        log.info("index.done", repo=repo.name, sent=tracker.files_sent, deleted=tracker.files_deleted,
-                 chunks=tracker.chunks, errors=tracker.errors, seconds=round(time.monotonic() - tracker.started, 3))
+        counts = await self._db(self.manifest.counts, repo.name)
+        metrics.BACKLOG.labels(repo.name).set(counts.pending)
+        metrics.LAST_RUN.labels(repo.name).set(time.time())
+        metrics.RUN_SECONDS.labels(repo.name).set(time.monotonic() - tracker.started)
+        log.info(
+            "index.done",
+            repo=repo.name,
+            sent=tracker.files_sent,
+            deleted=tracker.files_deleted,
+            chunks=tracker.chunks,
+            errors=tracker.errors,
+            seconds=round(time.monotonic() - tracker.started, 3),
+        )
 
     async def index_paths(self, name: str, paths: Sequence[str]) -> IndexPathsResult:
         """Re-index the given repo-relative (or absolute, inside the root) paths now.
@@ -309,6 +333,7 @@ class IndexerEngine:
         expanded; vanished or now-ignored paths are deleted downstream; refused ones are reported.
         """
         repo = await self.get_repo(name)
+        _require_tree(repo)
         root = Path(repo.path)
         relative = [confine(root, p) for p in paths]  # all-or-nothing validation
         async with self._lock(name):
@@ -319,7 +344,7 @@ class IndexerEngine:
             gone: set[str] = set()
             for rel in dict.fromkeys(relative):
                 if rel == "" or (root / rel).is_dir():
-                    files = await asyncio.to_thread(lambda rel=rel: list(scanner.walk(under=rel)))
+                    files = await asyncio.to_thread(_walk_list, scanner, rel)
                     wanted.update((f.path, f) for f in files)
                     known = await self._db(self.manifest.files_under, name, rel)
                     gone.update(p for p in known if p not in wanted)
@@ -337,8 +362,11 @@ class IndexerEngine:
                     rejected.append(f"{rel}: {reason}")
             recorded = await self._db(self.manifest.get_files, name, list(wanted))
             candidates = [
-                Candidate(file, recorded.get(path), recorded.get(path) is None
-                          or recorded[path].status is FileStatus.PENDING)
+                Candidate(
+                    file,
+                    recorded.get(path),
+                    recorded.get(path) is None or recorded[path].status is FileStatus.PENDING,
+                )
                 for path, file in sorted(wanted.items())
             ]
             tracker.bump(files_scanned=len(wanted), files_changed=len(candidates))
@@ -348,8 +376,14 @@ class IndexerEngine:
             await self._process(ctx, candidates)
             ctx.to_delete.extend(sorted(gone - set(wanted)))
             await self._delete(ctx)
-        log.info("index_paths.done", repo=name, paths=len(paths), sent=tracker.files_sent,
-                 deleted=tracker.files_deleted, errors=tracker.errors)
+        log.info(
+            "index_paths.done",
+            repo=name,
+            paths=len(paths),
+            sent=tracker.files_sent,
+            deleted=tracker.files_deleted,
+            errors=tracker.errors,
+        )
         return IndexPathsResult(
             files_sent=tracker.files_sent,
             files_deleted=tracker.files_deleted,
@@ -420,22 +454,29 @@ class IndexerEngine:
 
     # -- the pipeline --------------------------------------------------------------------------------
 
-    async def _context(self, repo: RepoRecord, root: Path, tracker: _Tracker, files: frozenset[str]) -> _RunContext:
+    async def _context(
+        self, repo: RepoRecord, root: Path, tracker: _Tracker, files: frozenset[str]
+    ) -> _RunContext:
         go_module = await asyncio.to_thread(_read_go_module, root)
-        return _RunContext(repo, root, tracker, _Recorder(self, repo.name, self.config.record_batch), files,
-                           go_module)
+        return _RunContext(
+            repo, root, tracker, _Recorder(self, repo.name, self.config.record_batch), files, go_module
+        )
 
     async def _process(self, ctx: _RunContext, candidates: Sequence[Candidate]) -> None:
         tracker = ctx.tracker
         if candidates:
             await self._db(self.manifest.mark_pending, ctx.repo.name, [c.file.path for c in candidates])
+        backlog = metrics.BACKLOG.labels(ctx.repo.name)
+        backlog.set(len(candidates))
         tracker.bump(phase=IndexPhase.INDEXING, indexing_started=time.monotonic())
         slots = asyncio.Semaphore(self.config.max_in_flight)
 
         async def one(candidate: Candidate) -> None:
             try:
-                await self._index_file(ctx, candidate)
+                outcome = await self._index_file(ctx, candidate)
+                metrics.FILES.labels(ctx.repo.name, outcome).inc()
             finally:
+                backlog.dec()
                 slots.release()
 
         try:
@@ -449,13 +490,16 @@ class IndexerEngine:
         finally:
             await ctx.recorder.flush()
 
-    async def _index_file(self, ctx: _RunContext, candidate: Candidate) -> None:
+    async def _index_file(self, ctx: _RunContext, candidate: Candidate) -> str:
+        """Read, parse, send and record one file; returns what happened (a metrics label)."""
         tracker, path, previous = ctx.tracker, candidate.file.path, candidate.previous
         job = PrepareJob(
             repo=ctx.repo.name,
             root=str(ctx.root),
             path=path,
-            known_hash=previous.hash if previous is not None and previous.status is FileStatus.INDEXED else "",
+            known_hash=previous.hash
+            if previous is not None and previous.status is FileStatus.INDEXED
+            else "",
             force=candidate.force,
             max_file_bytes=self.config.max_file_bytes,
         )
@@ -464,68 +508,86 @@ class IndexerEngine:
         except Exception as exc:  # a parser bug must not abort the run: the file stays pending
             log.warning("index.parse_failed", repo=ctx.repo.name, path=path, error=repr(exc))
             tracker.error(path, f"parse failed: {exc!r}")
-            return
+            return "error"
         if prepared.outcome is Outcome.MISSING:
             ctx.to_delete.append(path)
             tracker.bump(files_changed=tracker.files_changed - 1)
-            return
+            return "missing"
         if prepared.outcome is Outcome.UNCHANGED:  # touched, not modified: nothing to send
             assert previous is not None
-            await ctx.recorder.add(replace(previous, mtime_ns=prepared.mtime_ns, size=prepared.size,
-                                           status=FileStatus.INDEXED))
+            await ctx.recorder.add(
+                replace(previous, mtime_ns=prepared.mtime_ns, size=prepared.size, status=FileStatus.INDEXED)
+            )
             tracker.bump(files_changed=tracker.files_changed - 1)
-            return
+            return "unchanged"
         try:
             if prepared.outcome is Outcome.SKIPPED:
-                chunk_count = await self._send_skipped(ctx, prepared, previous)
+                chunk_count = 0
+                sent = await self._send_skipped(ctx, prepared, previous)
             else:
+                sent = True
                 tracker.bump(files_parsed=tracker.files_parsed + 1)
                 chunk_count = await self._send_parsed(ctx, prepared)
         except DownstreamUnavailable as exc:
             ctx.stop.set()
             tracker.error(path, str(exc))
-            return
+            return "error"
         except Exception as exc:
             log.warning("index.send_failed", repo=ctx.repo.name, path=path, error=repr(exc))
             tracker.error(path, f"send failed: {exc!r}")
-            return
+            return "error"
         status = FileStatus.SKIPPED if prepared.outcome is Outcome.SKIPPED else FileStatus.INDEXED
         await ctx.recorder.add(
             FileRecord(path, prepared.mtime_ns, prepared.size, prepared.file_hash, chunk_count, status)
         )
+        if not sent:  # a new binary/generated file: nothing went downstream
+            tracker.bump(files_changed=tracker.files_changed - 1)
+            return "skipped"
         tracker.bump(files_sent=tracker.files_sent + 1, chunks=tracker.chunks + chunk_count)
+        metrics.CHUNKS.labels(ctx.repo.name).inc(chunk_count)
+        return "sent"
 
     async def _send_parsed(self, ctx: _RunContext, prepared: Prepared) -> int:
         parsed: Any = prepared.parsed
         for warning in getattr(parsed, "warnings", ()) or ():
             log.info("index.parse_warning", repo=ctx.repo.name, path=prepared.path, warning=str(warning))
         chunks: tuple[Chunk, ...] = tuple(parsed.chunks)
-        imports = tuple(self._resolve_imports(tuple(parsed.imports), parsed.language or "", ctx.repo_files,
-                                              ctx.go_module))
-        await self._fan_out(ctx.repo.name, prepared.path, prepared.file_hash, chunks,
-                            tuple(parsed.call_sites), imports)
+        imports = tuple(
+            self._resolve_imports(tuple(parsed.imports), parsed.language or "", ctx.repo_files, ctx.go_module)
+        )
+        await self._fan_out(
+            ctx.repo.name, prepared.path, prepared.file_hash, chunks, tuple(parsed.call_sites), imports
+        )
         return len(chunks)
 
-    async def _send_skipped(self, ctx: _RunContext, prepared: Prepared, previous: FileRecord | None) -> int:
-        # Something may be stored downstream for this path: replace it with nothing.
-        if previous is not None and previous.status is not FileStatus.SKIPPED:
-            await self._fan_out(ctx.repo.name, prepared.path, prepared.file_hash, (), (), ())
-        return 0
+    async def _send_skipped(self, ctx: _RunContext, prepared: Prepared, previous: FileRecord | None) -> bool:
+        """Replace whatever may be stored downstream for the path with nothing; False if nothing could be."""
+        if previous is None or previous.status is FileStatus.SKIPPED:
+            return False
+        await self._fan_out(ctx.repo.name, prepared.path, prepared.file_hash, (), (), ())
+        return True
 
-    async def _fan_out(self, repo: str, path: str, file_hash: str, chunks: tuple[Chunk, ...],
-                       call_sites: tuple, imports: tuple) -> None:
+    async def _fan_out(
+        self,
+        repo: str,
+        path: str,
+        file_hash: str,
+        chunks: tuple[Chunk, ...],
+        call_sites: tuple,
+        imports: tuple,
+    ) -> None:
         symbols = tuple(chunk.symbol() for chunk in chunks)
         results = await asyncio.gather(
-            self._with_retry("search.upsert_file",
-                             lambda: self.search.upsert_file(repo, path, file_hash, chunks)),
-            self._with_retry("graph.replace_file_graph",
-                             lambda: self.graph.replace_file_graph(repo, path, file_hash, symbols, call_sites,
-                                                                   imports)),
+            self._with_retry(
+                "search.upsert_file", lambda: self.search.upsert_file(repo, path, file_hash, chunks)
+            ),
+            self._with_retry(
+                "graph.replace_file_graph",
+                lambda: self.graph.replace_file_graph(repo, path, file_hash, symbols, call_sites, imports),
+            ),
             return_exceptions=True,
         )
-        for result in results:  # both calls ran to the end; report the first failure
-            if isinstance(result, BaseException):
-                raise result
+        _raise_first(results)  # both calls ran to the end; report the first failure
 
     async def _delete(self, ctx: _RunContext) -> None:
         paths = sorted(set(ctx.to_delete))
@@ -537,8 +599,12 @@ class IndexerEngine:
         for start in range(0, len(paths), size):
             batch = paths[start : start + size]
             results = await asyncio.gather(
-                self._with_retry("search.delete_files", lambda b=batch: self.search.delete_files(ctx.repo.name, b)),
-                self._with_retry("graph.delete_files", lambda b=batch: self.graph.delete_files(ctx.repo.name, b)),
+                self._with_retry(
+                    "search.delete_files", partial(self.search.delete_files, ctx.repo.name, batch)
+                ),
+                self._with_retry(
+                    "graph.delete_files", partial(self.graph.delete_files, ctx.repo.name, batch)
+                ),
                 return_exceptions=True,
             )
             failure = next((r for r in results if isinstance(r, BaseException)), None)
@@ -551,6 +617,7 @@ class IndexerEngine:
                 continue
             await self._db(self.manifest.forget_files, ctx.repo.name, batch)
             tracker.bump(files_deleted=tracker.files_deleted + len(batch))
+            metrics.FILES.labels(ctx.repo.name, "deleted").inc(len(batch))
 
     async def _with_retry(self, what: str, call: Callable[[], Awaitable[T]]) -> T:
         """Retry SinkUnavailable with exponential backoff and jitter; other errors fail at once."""
@@ -561,7 +628,9 @@ class IndexerEngine:
                 return await call()
             except SinkUnavailable as exc:
                 if attempt == attempts:
-                    raise DownstreamUnavailable(f"{what} unavailable after {attempts} attempts: {exc}") from exc
+                    raise DownstreamUnavailable(
+                        f"{what} unavailable after {attempts} attempts: {exc}"
+                    ) from exc
                 log.info("index.retry", call=what, attempt=attempt, delay=round(delay, 2), error=str(exc))
                 await self._sleep(delay * random.uniform(0.8, 1.2))
                 delay = min(delay * 2, self.config.retry_max_seconds)
@@ -599,6 +668,25 @@ class IndexerEngine:
 
     async def _db(self, fn: Callable[..., T], *args: Any) -> T:
         return await asyncio.to_thread(fn, *args)
+
+
+def _raise_first(results: Sequence[object]) -> None:
+    for result in results:
+        if isinstance(result, BaseException):
+            raise result
+
+
+def _require_tree(repo: RepoRecord) -> None:
+    # Without this, a missing (e.g. unmounted) working tree would look like "every file deleted".
+    if not Path(repo.path).is_dir():
+        raise InvalidRepoPath(
+            f"repository {repo.name!r}: working tree {repo.path} is missing; "
+            "restore it or register the repository again with its new path"
+        )
+
+
+def _walk_list(scanner: RepoScanner, under: str) -> list[ScannedFile]:
+    return list(scanner.walk(under=under))
 
 
 def _has_known_language(path: str) -> bool:

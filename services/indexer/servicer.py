@@ -7,8 +7,8 @@ from datetime import datetime
 
 import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
-
 from reporecall.indexer.v1 import indexer_pb2, indexer_pb2_grpc
+
 from services.indexer.domain.model import (
     IndexPhase,
     IndexProgress,
@@ -38,7 +38,9 @@ class IndexerServicer(indexer_pb2_grpc.IndexerServiceServicer):
         self, request: indexer_pb2.RegisterRepoRequest, context: grpc.aio.ServicerContext
     ) -> indexer_pb2.RegisterRepoResponse:
         if not request.path:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "path: give the absolute path of the working tree")
+            await context.abort(
+                grpc.StatusCode.INVALID_ARGUMENT, "path: give the absolute path of the working tree"
+            )
         try:
             record = await self._engine.register_repo(request.path, request.name)
         except InvalidRepoPath as exc:
@@ -67,6 +69,8 @@ class IndexerServicer(indexer_pb2_grpc.IndexerServiceServicer):
                 yield _progress_pb(progress)
         except RepoNotFound as exc:
             await context.abort(grpc.StatusCode.NOT_FOUND, str(exc))
+        except InvalidRepoPath as exc:
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(exc))
 
     async def IndexPaths(
         self, request: indexer_pb2.IndexPathsRequest, context: grpc.aio.ServicerContext
@@ -83,10 +87,13 @@ class IndexerServicer(indexer_pb2_grpc.IndexerServiceServicer):
             await context.abort(grpc.StatusCode.NOT_FOUND, str(exc))
         except PathOutsideRepo as exc:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"paths: {exc}")
+        except InvalidRepoPath as exc:
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(exc))
+        # Files whose send failed stay pending for the next run; they are reported beside the refusals.
         return indexer_pb2.IndexPathsResponse(
             files_sent=result.files_sent,
             files_deleted=result.files_deleted,
-            rejected=list(result.rejected),
+            rejected=[*result.rejected, *result.errors],
         )
 
     async def RepoStatus(
@@ -116,7 +123,9 @@ class IndexerServicer(indexer_pb2_grpc.IndexerServiceServicer):
 
 async def _require_repo(name: str, context: grpc.aio.ServicerContext) -> None:
     if not name:
-        await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "repo: give the name of a registered repository")
+        await context.abort(
+            grpc.StatusCode.INVALID_ARGUMENT, "repo: give the name of a registered repository"
+        )
 
 
 def _repo_pb(record: RepoRecord) -> indexer_pb2.Repo:

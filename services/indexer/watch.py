@@ -155,4 +155,3 @@ class RepoWatcher:
                 raise
             except Exception as exc:  # the paths are not lost: they stay dirty and the next run takes them
                 log.warning("watch.index_failed", repo=repo.name, paths=len(paths), error=repr(exc))
-

@@ -20,7 +20,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -66,8 +66,8 @@ from services.memory.domain.model import (
     first_line,
 )
 from services.memory.domain.query import context_text, query_terms
-from services.memory.domain.ranking import RankingWeights, rank
-from services.memory.domain.scope import MemoryFilter, Viewer
+from services.memory.domain.ranking import Candidate, RankingWeights, rank
+from services.memory.domain.scope import MemoryFilter, Viewer, is_visible
 from services.memory.domain.validation import (
     CLAUDE_ID_PREFIX,
     MAX_BODY_CHARS,
@@ -95,7 +95,7 @@ class EngineConfig:
     max_budget_tokens: int = 2000  # no recall returns more, whatever it asks (keeps the floor for code)
     default_limit: int = 10
     max_limit: int = 50
-    candidate_limit: int = 60  # index matches considered per recall
+    candidate_limit: int = 40  # best index matches considered per recall (ranking drops weak ones anyway)
     working_keep: int = 20  # observations kept per session
     working_max_age: timedelta = timedelta(days=3)  # sessions idle longer are dropped
     max_prompt_chars: int = 2000  # of a prompt kept by observe
@@ -194,6 +194,7 @@ class MemoryEngine:
         self._pending_usage: dict[str, Counter[str]] = {}
         self._pending_last_used: dict[str, dict[str, float]] = {}
         self._watcher: MemoryWatcher | None = None
+        self._closed = False
 
     # ------------------------------------------------------------------ lifecycle of the engine
     def open(self) -> list[Problem]:
@@ -202,14 +203,18 @@ class MemoryEngine:
         return self.problems
 
     def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
         self.stop_watching()
         self.flush_usage()
         self._index.close()
 
     def start_watching(self, resync_seconds: float = 60.0) -> None:
         if self._watcher is None:
-            self._watcher = MemoryWatcher(self._watched_paths, self._on_paths_changed, self.sync_all,
-                                          resync_seconds)
+            self._watcher = MemoryWatcher(
+                self._watched_paths, self._on_paths_changed, self._on_idle, resync_seconds
+            )
             self._watcher.start()
 
     def stop_watching(self) -> None:
@@ -308,7 +313,7 @@ class MemoryEngine:
             include_inactive=query.include_inactive,
             min_confidence=query.min_confidence,
         )
-        candidates = self._index.search(flt, terms, config.candidate_limit)
+        candidates = self._with_pending_uses(self._index.search(flt, terms, config.candidate_limit))
         ranked = rank(candidates, self._clock(), config.ranking)
         chosen = select_within_budget(ranked, budget, limit, self._truncate, config.budget)
         if query.record_use and chosen:
@@ -318,7 +323,7 @@ class MemoryEngine:
             sum(item.tokens for item in chosen),
         )
 
-    def list(
+    def list_memories(
         self, repo: str, *, user: str = "", branch: str = "", include_inactive: bool = False, limit: int = 100
     ) -> list[Memory]:
         check_repo(repo)
@@ -327,7 +332,7 @@ class MemoryEngine:
         if limit < 0:
             raise InvalidField("limit", "must not be negative")
         flt = MemoryFilter(Viewer(repo, branch, user), include_inactive=include_inactive)
-        return self._index.list(flt, min(limit or 100, 1000))
+        return self._index.list_memories(flt, min(limit or 100, 1000))
 
     def get(self, repo: str, memory_id: str, *, user: str = "", branch: str = "") -> Memory:
         """A memory visible to the caller, from the repo or the global namespace."""
@@ -336,9 +341,7 @@ class MemoryEngine:
         viewer = Viewer(repo, branch, user)
         for ns in self._lookup_namespaces(repo):
             found = self._index.get(ns, memory_id)
-            if found is not None and self._may_change(found.memory, user):
-                if found.memory.scope is Scope.BRANCH and found.memory.branch != viewer.branch and branch:
-                    continue
+            if found is not None and is_visible(found.memory, viewer):
                 return found.memory
         raise MemoryNotFound(repo, memory_id)
 
@@ -360,8 +363,12 @@ class MemoryEngine:
                     return False
                 folder.add_tombstone(
                     memory.fingerprint,
-                    {"id": memory.id, "name": memory.name, "user": user,
-                     "forgotten": self._clock().isoformat(timespec="seconds")},
+                    {
+                        "id": memory.id,
+                        "name": memory.name,
+                        "user": user,
+                        "forgotten": self._clock().isoformat(timespec="seconds"),
+                    },
                 )
                 if not memory.read_only:
                     folder.delete(memory.id)
@@ -376,9 +383,7 @@ class MemoryEngine:
         folder = self._root.folder(repo)
         with folder.lock():
             memories = self._load_namespace(repo, folder)
-            superseded_by_others = {
-                target for m in memories for target in m.supersedes if target != m.id
-            }
+            superseded_by_others = {target for m in memories for target in m.supersedes if target != m.id}
             active = [m for m in memories if m.status is Status.ACTIVE and m.id not in superseded_by_others]
             plan = plan_compaction(active, now=self._clock(), episode_max_age=max_age)
             touched: list[str] = []
@@ -421,8 +426,9 @@ class MemoryEngine:
                     raise MemoryNotFound(repo, memory_id)
                 now = self._clock()
                 new_id = self._fresh_id(folder, name or source.name)
-                fact = promoted(source, new_id=new_id, now=now, memory_class=memory_class,
-                                name=name or None, scope=scope)
+                fact = promoted(
+                    source, new_id=new_id, now=now, memory_class=memory_class, name=name or None, scope=scope
+                )
                 if fact.scope is Scope.USER and not fact.user:
                     fact = fact.with_changes(user=user)
                 folder.write(fact.id, render_memory(fact))
@@ -509,10 +515,8 @@ class MemoryEngine:
             touched.extend(doomed)
             self._reindex_team(repo, folder, touched)
             doomed_set = set(doomed)
-            return sum(1 for e in entries if e.session == session and e.memory_id not in doomed_set) + (
-                1 if touched and touched[0] not in doomed_set and prompt and touched[0].startswith("working-")
-                and touched[0] not in {e.memory_id for e in entries} else 0
-            )
+            # `entries` was listed after the write, so it includes the new observation.
+            return sum(1 for e in entries if e.session == session and e.memory_id not in doomed_set)
 
     def delete_repo(self, repo: str) -> int:
         """Delete the repo's team memories (files, tombstones, usage) and detach its Claude Code folder."""
@@ -524,7 +528,8 @@ class MemoryEngine:
             removed = folder.remove_all()
             with self._state_lock:
                 self._claude_dirs.pop(repo, None)
-                self._problems = {k: v for k, v in self._problems.items() if not k.startswith(str(folder.path))}
+                prefix = str(folder.path)
+                self._problems = {k: v for k, v in self._problems.items() if not k.startswith(prefix)}
             with self._usage_lock:
                 self._pending_usage.pop(repo, None)
                 self._pending_last_used.pop(repo, None)
@@ -708,8 +713,9 @@ class MemoryEngine:
             return
         self._index.put(ns, key, entry.mtime_ns, entry.size, memory, count_tokens(context_text(memory)))
 
-    def _reindex_team(self, ns: str, folder: MemoryFolder, memory_ids: list[str], *,
-                      force_namespace: bool = False) -> None:
+    def _reindex_team(
+        self, ns: str, folder: MemoryFolder, memory_ids: list[str], *, force_namespace: bool = False
+    ) -> None:
         """Re-read the given team files from disk into the index (deleted ones leave it)."""
         if force_namespace:
             self.sync_namespace(ns, force=True)
@@ -723,24 +729,18 @@ class MemoryEngine:
                 except FileNotFoundError:
                     self._index.remove_files(ns, [str(path)])
                     continue
-                self._load_into_index(ns, FileEntry(path, stat.st_mtime_ns, stat.st_size), Source.TEAM,
-                                      tombstones)
+                self._load_into_index(
+                    ns, FileEntry(path, stat.st_mtime_ns, stat.st_size), Source.TEAM, tombstones
+                )
 
     def _apply_tombstone(self, ns: str, fingerprint: str, removed: Path) -> None:
         with self._ns_lock(ns):
             self._index.set_tombstones(ns, self._index.tombstones(ns) | {fingerprint})
             self._index.remove_files(ns, [str(removed)])
-            stale = [
-                m for m in self._index.list(MemoryFilter(Viewer(ns), include_inactive=True), 100_000)
-                if m.fingerprint == fingerprint and m.repo == ns
-            ]
-            for memory in stale:
-                found = self._index.get(ns, memory.id)
-                if found is not None:
-                    path = Path(found.path)
-                    with contextlib.suppress(FileNotFoundError):
-                        stat = path.stat()
-                        self._index.put(ns, found.path, stat.st_mtime_ns, stat.st_size, None, 0)
+            for path in self._index.paths_with_fingerprint(ns, fingerprint):
+                with contextlib.suppress(FileNotFoundError):
+                    stat = Path(path).stat()
+                    self._index.put(ns, path, stat.st_mtime_ns, stat.st_size, None, 0)
 
     def _truncate(self, memory: Memory, max_tokens: int) -> tuple[Memory, int] | None:
         head_tokens = count_tokens(context_text(memory.with_changes(body="")))
@@ -752,12 +752,23 @@ class MemoryEngine:
         return (cut, tokens) if tokens <= max_tokens else None
 
     def _record_use(self, keys: list[tuple[str, str]]) -> None:
+        """Count uses in memory (a write per recall would cost the hook milliseconds); flushed to the usage
+        file and the index on idle, compaction, rebuild and close."""
         when = time.time()
         with self._usage_lock:
-            self._index.add_use(keys, when)
             for ns, memory_id in keys:
                 self._pending_usage.setdefault(ns, Counter())[memory_id] += 1
                 self._pending_last_used.setdefault(ns, {})[memory_id] = when
+
+    def _with_pending_uses(self, candidates: list[Candidate]) -> list[Candidate]:
+        with self._usage_lock:
+            if not self._pending_usage:
+                return candidates
+            out = []
+            for candidate in candidates:
+                extra = self._pending_usage.get(candidate.memory.repo, Counter()).get(candidate.memory.id, 0)
+                out.append(replace(candidate, use_count=candidate.use_count + extra) if extra else candidate)
+            return out
 
     def _flush_namespace_usage(self, ns: str, folder: MemoryFolder, keep: set[str] | None = None) -> None:
         """Under the folder lock: file counts + our pending counts → file and index."""
@@ -777,18 +788,16 @@ class MemoryEngine:
             folder.write_usage(usage)
         self._load_usage(ns, folder, folder.usage_mtime_ns(), usage)
 
-    def _load_usage(self, ns: str, folder: MemoryFolder, mtime_ns: int,
-                    usage: dict[str, dict[str, float]] | None = None) -> None:
+    def _load_usage(
+        self, ns: str, folder: MemoryFolder, mtime_ns: int, usage: dict[str, dict[str, float]] | None = None
+    ) -> None:
+        """The index's use counts = the usage file's (this engine's unflushed counts are added at recall)."""
         data = folder.read_usage() if usage is None else usage
         totals: dict[str, tuple[int, float]] = {}
         for memory_id, entry in data.items():
             if isinstance(entry, dict):
                 totals[memory_id] = (int(entry.get("count", 0)), float(entry.get("last_used", 0.0)))
-        with self._usage_lock:
-            for memory_id, count in self._pending_usage.get(ns, Counter()).items():
-                old_count, old_last = totals.get(memory_id, (0, 0.0))
-                totals[memory_id] = (old_count + count, max(old_last, self._pending_last_used[ns][memory_id]))
-            self._index.set_usage(ns, totals, mtime_ns)
+        self._index.set_usage(ns, totals, mtime_ns)
 
     def _ns_lock(self, ns: str) -> threading.RLock:
         with self._state_lock:
@@ -796,6 +805,10 @@ class MemoryEngine:
             if lock is None:
                 lock = self._ns_locks[ns] = threading.RLock()
             return lock
+
+    def _on_idle(self) -> None:
+        self.sync_all()
+        self.flush_usage()
 
     def _watched_paths(self) -> list[Path]:
         with self._state_lock:

@@ -22,7 +22,9 @@ def stdlib_chunks(repo: str = "stdlib", limit: int = 20_000, root: Path | None =
     """Functions, methods and classes of the stdlib, as the indexer would emit them (roughly)."""
     root = root or Path(sysconfig.get_paths()["stdlib"])
     produced = 0
-    for file in sorted(root.rglob("*.py")):
+    # A stable pseudo-random file order, so a limited sample spans the whole library.
+    files = sorted(root.rglob("*.py"), key=lambda f: xxhash.xxh3_64_intdigest(f.as_posix().encode()))
+    for file in files:
         rel = file.relative_to(root).as_posix()
         if "site-packages" in rel or "/lib2to3/tests/data" in rel or rel.startswith("test/bad"):
             continue
@@ -35,7 +37,9 @@ def stdlib_chunks(repo: str = "stdlib", limit: int = 20_000, root: Path | None =
         is_test = rel.startswith(("test/", "unittest/test/", "idlelib/idle_test/")) or "/test_" in rel
         ordinals: dict[str, int] = {}
 
-        def visit(node: ast.AST, parent: str) -> Iterator[Chunk]:
+        def visit(
+            node: ast.AST, parent: str, lines=lines, rel=rel, is_test=is_test, ordinals=ordinals
+        ) -> Iterator[Chunk]:
             for child in ast.iter_child_nodes(node):
                 if not isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
                     continue

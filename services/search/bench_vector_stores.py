@@ -67,8 +67,13 @@ def bench_numpy(points: int, queries: int, folder: Path) -> dict[str, object]:
         index.upsert(
             [
                 VectorEntry(
-                    chunk_id=f"c{i}", repo=repos[i], path=f"src/f{i // 10}.py", language="python",
-                    kind="function", is_test=i % 7 == 0, vector=vectors[i],
+                    chunk_id=f"c{i}",
+                    repo=repos[i],
+                    path=f"src/f{i // 10}.py",
+                    language="python",
+                    kind="function",
+                    is_test=i % 7 == 0,
+                    vector=vectors[i],
                 )
                 for i in range(lo, min(points, lo + batch))
             ]
@@ -76,7 +81,9 @@ def bench_numpy(points: int, queries: int, folder: Path) -> dict[str, object]:
     build = time.perf_counter() - start
     unfiltered = _time_queries(lambda q: index.search("main", q, SearchFilters(), TOP_K), query_vectors)
     filtered = _time_queries(
-        lambda q: index.search("main", q, SearchFilters(path_prefix="src/f1", tests=TestFilter.EXCLUDE), TOP_K),
+        lambda q: index.search(
+            "main", q, SearchFilters(path_prefix="src/f1", tests=TestFilter.EXCLUDE), TOP_K
+        ),
         query_vectors,
     )
     index.close()
@@ -87,7 +94,10 @@ def bench_numpy(points: int, queries: int, folder: Path) -> dict[str, object]:
     reopened.close()
     return {
         "store": "numpy (per-repo matrix, sqlite-persisted)",
-        "build_s": build, "reopen_s": load, "repo_query": unfiltered, "repo+payload_filter": filtered,
+        "build_s": build,
+        "reopen_s": load,
+        "repo_query": unfiltered,
+        "repo+payload_filter": filtered,
         "rss_mb": _rss_mb() - base_rss,
     }
 
@@ -114,7 +124,9 @@ def bench_qdrant_local(points: int, queries: int, folder: Path) -> dict[str, obj
             ),
         )
     build = time.perf_counter() - start
-    repo_filter = models.Filter(must=[models.FieldCondition(key="repo", match=models.MatchValue(value="main"))])
+    repo_filter = models.Filter(
+        must=[models.FieldCondition(key="repo", match=models.MatchValue(value="main"))]
+    )
     unfiltered = _time_queries(
         lambda q: client.query_points("chunks", query=q.tolist(), limit=TOP_K), query_vectors
     )
@@ -125,7 +137,10 @@ def bench_qdrant_local(points: int, queries: int, folder: Path) -> dict[str, obj
     client.close()
     return {
         "store": "qdrant-client local mode",
-        "build_s": build, "no_filter": unfiltered, "repo_filter": filtered, "rss_mb": _rss_mb() - base_rss,
+        "build_s": build,
+        "no_filter": unfiltered,
+        "repo_filter": filtered,
+        "rss_mb": _rss_mb() - base_rss,
     }
 
 
@@ -154,16 +169,17 @@ def bench_qdrant_edge(points: int, queries: int, folder: Path, optimize: bool) -
     repo_filter = qe.Filter(must=[qe.FieldCondition("repo", match=qe.MatchValue("main"))])
 
     def run(q: np.ndarray, flt: object | None) -> None:
-        shard.query(
-            qe.QueryRequest(limit=TOP_K, query=qe.Query.Nearest(q.tolist(), using="v"), filter=flt)
-        )
+        shard.query(qe.QueryRequest(limit=TOP_K, query=qe.Query.Nearest(q.tolist(), using="v"), filter=flt))
 
     unfiltered = _time_queries(lambda q: run(q, None), query_vectors)
     filtered = _time_queries(lambda q: run(q, repo_filter), query_vectors)
     shard.close()
     return {
         "store": f"qdrant-edge-py ({'optimized/HNSW' if optimize else 'unoptimized segments'})",
-        "build_s": build, "no_filter": unfiltered, "repo_filter": filtered, "rss_mb": _rss_mb() - base_rss,
+        "build_s": build,
+        "no_filter": unfiltered,
+        "repo_filter": filtered,
+        "rss_mb": _rss_mb() - base_rss,
     }
 
 
@@ -187,7 +203,8 @@ def main() -> None:
     parser.add_argument("--points", type=int, default=20_000)
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument(
-        "--stores", default="numpy,qdrant-edge,qdrant-edge-optimized,qdrant-local",
+        "--stores",
+        default="numpy,qdrant-edge,qdrant-edge-optimized,qdrant-local",
         help="comma-separated: numpy, qdrant-edge, qdrant-edge-optimized, qdrant-local",
     )
     parser.add_argument("--child", default="")
@@ -197,9 +214,20 @@ def main() -> None:
         return
     for store in args.stores.split(","):
         out = subprocess.run(
-            [sys.executable, "-m", "services.search.bench_vector_stores", "--child", store,
-             "--points", str(args.points), "--queries", str(args.queries)],
-            capture_output=True, text=True, check=False,
+            [
+                sys.executable,
+                "-m",
+                "services.search.bench_vector_stores",
+                "--child",
+                store,
+                "--points",
+                str(args.points),
+                "--queries",
+                str(args.queries),
+            ],
+            capture_output=True,
+            text=True,
+            check=False,
         )
         if out.returncode != 0:
             print(f"{store}: failed\n{out.stderr[-2000:]}")

@@ -11,27 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.suite import FIXTURES, Suite, wait_for
+from tests.e2e.conftest import SPINE
+from tests.suite import Suite, wait_for
 
 pytestmark = pytest.mark.e2e
 
-SPINE = FIXTURES / "spine"
-
-
-@pytest.fixture(scope="module")
-def suite(tmp_path_factory: pytest.TempPathFactory):
-    suite = Suite.start(tmp_path_factory.mktemp("suite"))
-    yield suite
-    assert suite.stop() == 0, suite.log()
-
-
-@pytest.fixture(scope="module")
-def indexed(suite: Suite) -> Suite:
-    result = suite.cli("index", str(SPINE), "--name", "shop", "--json")
-    assert result.returncode == 0, result.stderr + result.stdout
-    final = json.loads(result.stdout)
-    assert final["repo"] == "shop" and final["files_sent"] >= 4, final
-    return suite
 
 
 def hook_payload(prompt: str, cwd: Path) -> dict[str, str]:

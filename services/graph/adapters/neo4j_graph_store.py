@@ -19,26 +19,29 @@ that share callee names).
 
 from __future__ import annotations
 
+import functools
 import time
-from collections.abc import Collection, Sequence
-from typing import Any, LiteralString
+from collections.abc import Callable, Collection, Sequence
+from typing import Any, LiteralString, TypeVar
 
 from neo4j import Driver, GraphDatabase, ManagedTransaction, RoutingControl
-from neo4j.exceptions import ServiceUnavailable
+from neo4j.exceptions import ServiceUnavailable, SessionExpired
 
 from kit.domain import CallSite, ChunkKind, Import, Symbol
 
-from ..domain.errors import InvalidArgument
+from ..domain.errors import InvalidArgument, StoreUnavailable
 from ..domain.model import FileGraph, RepoFacts, StoreCounts
 
 SCHEMA: tuple[LiteralString, ...] = (
     "CREATE CONSTRAINT reporecall_repo IF NOT EXISTS FOR (r:Repo) REQUIRE r.name IS UNIQUE",
     "CREATE CONSTRAINT reporecall_file IF NOT EXISTS FOR (f:File) REQUIRE (f.repo, f.path) IS UNIQUE",
     "CREATE CONSTRAINT reporecall_symbol IF NOT EXISTS FOR (s:Symbol) REQUIRE (s.repo, s.id) IS UNIQUE",
-    "CREATE CONSTRAINT reporecall_callee_name IF NOT EXISTS FOR (n:CalleeName) REQUIRE (n.repo, n.name) IS UNIQUE",
+    "CREATE CONSTRAINT reporecall_callee_name IF NOT EXISTS "
+    "FOR (n:CalleeName) REQUIRE (n.repo, n.name) IS UNIQUE",
     "CREATE CONSTRAINT reporecall_module IF NOT EXISTS FOR (m:Module) REQUIRE (m.repo, m.target) IS UNIQUE",
     "CREATE INDEX reporecall_symbol_name IF NOT EXISTS FOR (s:Symbol) ON (s.repo, s.name)",
-    "CREATE INDEX reporecall_symbol_qualified_name IF NOT EXISTS FOR (s:Symbol) ON (s.repo, s.qualified_name)",
+    "CREATE INDEX reporecall_symbol_qualified_name IF NOT EXISTS "
+    "FOR (s:Symbol) ON (s.repo, s.qualified_name)",
     "CREATE INDEX reporecall_symbol_path IF NOT EXISTS FOR (s:Symbol) ON (s.repo, s.path)",
 )
 
@@ -46,7 +49,9 @@ _SYMBOL_FIELDS: LiteralString = (
     "s.id AS id, s.path AS path, s.name AS name, s.qualified_name AS qualified_name, s.kind AS kind, "
     "s.start_line AS start_line, s.end_line AS end_line, s.signature AS signature, s.is_test AS is_test"
 )
-_CALL_FIELDS: LiteralString = "s.id AS caller_id, n.name AS callee_name, c.line AS line, c.receiver AS receiver"
+_CALL_FIELDS: LiteralString = (
+    "s.id AS caller_id, n.name AS callee_name, c.line AS line, c.receiver AS receiver"
+)
 _IMPORT_FIELDS: LiteralString = (
     "f.path AS path, r.target AS target, r.resolved_path AS resolved_path, r.external AS external, "
     "r.names AS names, r.line AS line"
@@ -78,7 +83,7 @@ _UNINDEX_FILES: LiteralString = (
 )
 _DROP_UNUSED_FILES: LiteralString = (
     "MATCH (f:File) WHERE f.repo = $repo AND f.path IN $paths AND f.indexed = false "
-    "AND NOT EXISTS { MATCH ()-[:IMPORTS]->(f) } DETACH DELETE "
+    "AND NOT EXISTS { MATCH ()-[:IMPORTS]->(f) } DETACH DELETE f"
 )
 _DROP_UNUSED_MODULES: LiteralString = (
     "MATCH (m:Module) WHERE m.repo = $repo AND m.target IN $targets "
@@ -87,6 +92,13 @@ _DROP_UNUSED_MODULES: LiteralString = (
 _DROP_UNUSED_NAMES: LiteralString = (
     "MATCH (n:CalleeName) WHERE n.repo = $repo AND n.name IN $names "
     "AND NOT EXISTS { MATCH ()-[:CALLS]->(n) } DELETE n"
+)
+# The importing-WITH form of CALL works on every Neo4j 5 (the `CALL (n)` scope form needs 5.23+).
+_DELETE_REPO: tuple[LiteralString, ...] = tuple(
+    "MATCH (n:"
+    + label
+    + ") WHERE n.repo = $repo CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS"
+    for label in ("Symbol", "File", "CalleeName", "Module")
 )
 _MERGE_FILE: LiteralString = (
     "MERGE (f:File {repo: $repo, path: $path}) SET f.file_hash = $file_hash, f.indexed = true"
@@ -118,24 +130,53 @@ _CREATE_MODULE_IMPORTS: LiteralString = (
 )
 
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def _unavailable_as_domain_error(method: F) -> F:
+    """Connection loss becomes StoreUnavailable (the servicer answers UNAVAILABLE, callers retry)."""
+
+    @functools.wraps(method)
+    def wrapper(self: Neo4jGraphStore, *args: Any, **kwargs: Any) -> Any:
+        try:
+            return method(self, *args, **kwargs)
+        except (ServiceUnavailable, SessionExpired) as exc:
+            raise StoreUnavailable(f"graph store: Neo4j is unavailable ({exc})") from exc
+
+    return wrapper  # type: ignore[return-value]
+
+
 def _symbol(rec: Any) -> Symbol:
     return Symbol(
-        id=rec["id"], path=rec["path"], name=rec["name"], qualified_name=rec["qualified_name"],
-        kind=ChunkKind(rec["kind"]), start_line=int(rec["start_line"]), end_line=int(rec["end_line"]),
-        signature=rec["signature"], is_test=bool(rec["is_test"]),
+        id=rec["id"],
+        path=rec["path"],
+        name=rec["name"],
+        qualified_name=rec["qualified_name"],
+        kind=ChunkKind(rec["kind"]),
+        start_line=int(rec["start_line"]),
+        end_line=int(rec["end_line"]),
+        signature=rec["signature"],
+        is_test=bool(rec["is_test"]),
     )
 
 
 def _call(rec: Any) -> CallSite:
     return CallSite(
-        caller_id=rec["caller_id"], callee_name=rec["callee_name"], line=int(rec["line"]), receiver=rec["receiver"]
+        caller_id=rec["caller_id"],
+        callee_name=rec["callee_name"],
+        line=int(rec["line"]),
+        receiver=rec["receiver"],
     )
 
 
 def _import(rec: Any) -> Import:
     return Import(
-        path=rec["path"], target=rec["target"], resolved_path=rec["resolved_path"], external=bool(rec["external"]),
-        names=tuple(rec["names"] or ()), line=int(rec["line"]),
+        path=rec["path"],
+        target=rec["target"],
+        resolved_path=rec["resolved_path"],
+        external=bool(rec["external"]),
+        names=tuple(rec["names"] or ()),
+        line=int(rec["line"]),
     )
 
 
@@ -189,27 +230,47 @@ class Neo4jGraphStore:
     ) -> None:
         symbol_rows = [
             {
-                "id": s.id, "ord": i, "name": s.name, "qualified_name": s.qualified_name, "kind": str(s.kind),
-                "start_line": s.start_line, "end_line": s.end_line, "signature": s.signature,
-                "is_test": s.is_test, "repo": repo,
+                "id": s.id,
+                "ord": i,
+                "name": s.name,
+                "qualified_name": s.qualified_name,
+                "kind": str(s.kind),
+                "start_line": s.start_line,
+                "end_line": s.end_line,
+                "signature": s.signature,
+                "is_test": s.is_test,
+                "repo": repo,
             }
             for i, s in enumerate(symbols)
         ]
         call_rows = [
-            {"ord": i, "caller_id": c.caller_id, "callee_name": c.callee_name, "line": c.line, "receiver": c.receiver}
+            {
+                "ord": i,
+                "caller_id": c.caller_id,
+                "callee_name": c.callee_name,
+                "line": c.line,
+                "receiver": c.receiver,
+            }
             for i, c in enumerate(call_sites)
         ]
+        # An empty `names` is left out rather than stored as an empty list (read back as null → ()).
         import_rows = [
             {
-                "ord": i, "target": m.target, "resolved_path": m.resolved_path, "external": m.external,
-                "names": list(m.names), "line": m.line,
+                "ord": i,
+                "target": m.target,
+                "resolved_path": m.resolved_path,
+                "external": m.external,
+                "line": m.line,
+                **({"names": list(m.names)} if m.names else {}),
             }
             for i, m in enumerate(imports)
         ]
 
         def work(tx: ManagedTransaction) -> None:
             tx.run(_BUMP_GENERATION, repo=repo).consume()
-            clash = tx.run(_CLASHING_SYMBOL, repo=repo, ids=[s["id"] for s in symbol_rows], path=path).single()
+            clash = tx.run(
+                _CLASHING_SYMBOL, repo=repo, ids=[s["id"] for s in symbol_rows], path=path
+            ).single()
             if clash is not None:
                 raise InvalidArgument(
                     f"symbol id {clash['id']!r} is already stored for file {clash['path']!r}; "
@@ -220,10 +281,15 @@ class Neo4jGraphStore:
             tx.run(_MERGE_SYMBOLS, repo=repo, path=path, symbols=symbol_rows).consume()
             tx.run(_CREATE_CALLS, repo=repo, calls=call_rows).consume()
             tx.run(
-                _CREATE_FILE_IMPORTS, repo=repo, path=path, imports=[r for r in import_rows if r["resolved_path"]]
+                _CREATE_FILE_IMPORTS,
+                repo=repo,
+                path=path,
+                imports=[r for r in import_rows if r["resolved_path"]],
             ).consume()
             tx.run(
-                _CREATE_MODULE_IMPORTS, repo=repo, path=path,
+                _CREATE_MODULE_IMPORTS,
+                repo=repo,
+                path=path,
                 imports=[r for r in import_rows if not r["resolved_path"]],
             ).consume()
             self._drop_orphans(tx, repo, old_names, [p for p in old_files if p != path], old_modules)
@@ -250,13 +316,7 @@ class Neo4jGraphStore:
         with self._driver.session(database=self._database) as session:
             # Batched in separate transactions (implicit transaction required) so a large repo never
             # builds one huge transaction.
-            for label_query in (
-                "MATCH (n:Symbol) WHERE n.repo = $repo CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS",
-                "MATCH (n:File) WHERE n.repo = $repo CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS",
-                "MATCH (n:CalleeName) WHERE n.repo = $repo "
-                "CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS",
-                "MATCH (n:Module) WHERE n.repo = $repo CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS",
-            ):
+            for label_query in _DELETE_REPO:
                 session.run(label_query, repo=repo).consume()
         self._driver.execute_query(_BUMP_GENERATION, repo=repo, database_=self._database)
         return int(counted[0]["n"])
@@ -264,7 +324,9 @@ class Neo4jGraphStore:
     @staticmethod
     def _count_symbols(tx: ManagedTransaction, repo: str, paths: list[str]) -> int:
         rec = tx.run(
-            "MATCH (s:Symbol) WHERE s.repo = $repo AND s.path IN $paths RETURN count(s) AS n", repo=repo, paths=paths
+            "MATCH (s:Symbol) WHERE s.repo = $repo AND s.path IN $paths RETURN count(s) AS n",
+            repo=repo,
+            paths=paths,
         ).single()
         return int(rec["n"]) if rec else 0
 
@@ -299,28 +361,42 @@ class Neo4jGraphStore:
     def file_graph(self, repo: str, path: str) -> FileGraph | None:
         def work(tx: ManagedTransaction) -> FileGraph | None:
             file = tx.run(
-                "MATCH (f:File {repo: $repo, path: $path}) WHERE f.indexed = true RETURN f.file_hash AS file_hash",
-                repo=repo, path=path,
+                "MATCH (f:File {repo: $repo, path: $path}) WHERE f.indexed = true "
+                "RETURN f.file_hash AS file_hash",
+                repo=repo,
+                path=path,
             ).single()
             if file is None:
                 return None
-            symbols = list(tx.run(
-                "MATCH (s:Symbol) WHERE s.repo = $repo AND s.path = $path "
-                "RETURN " + _SYMBOL_FIELDS + " ORDER BY s.ord",
-                repo=repo, path=path,
-            ))
-            calls = list(tx.run(
-                "MATCH (s:Symbol)-[c:CALLS]->(n:CalleeName) WHERE s.repo = $repo AND s.path = $path "
-                "RETURN " + _CALL_FIELDS + " ORDER BY c.ord",
-                repo=repo, path=path,
-            ))
-            imports = list(tx.run(
-                "MATCH (f:File {repo: $repo, path: $path})-[r:IMPORTS]->() "
-                "RETURN " + _IMPORT_FIELDS + " ORDER BY r.ord",
-                repo=repo, path=path,
-            ))
+            symbols = list(
+                tx.run(
+                    "MATCH (s:Symbol) WHERE s.repo = $repo AND s.path = $path "
+                    "RETURN " + _SYMBOL_FIELDS + " ORDER BY s.ord",
+                    repo=repo,
+                    path=path,
+                )
+            )
+            calls = list(
+                tx.run(
+                    "MATCH (s:Symbol)-[c:CALLS]->(n:CalleeName) WHERE s.repo = $repo AND s.path = $path "
+                    "RETURN " + _CALL_FIELDS + " ORDER BY c.ord",
+                    repo=repo,
+                    path=path,
+                )
+            )
+            imports = list(
+                tx.run(
+                    "MATCH (f:File {repo: $repo, path: $path})-[r:IMPORTS]->() "
+                    "RETURN " + _IMPORT_FIELDS + " ORDER BY r.ord",
+                    repo=repo,
+                    path=path,
+                )
+            )
             return FileGraph(
-                path, file["file_hash"], tuple(map(_symbol, symbols)), tuple(map(_call, calls)),
+                path,
+                file["file_hash"],
+                tuple(map(_symbol, symbols)),
+                tuple(map(_call, calls)),
                 tuple(map(_import, imports)),
             )
 
@@ -332,7 +408,8 @@ class Neo4jGraphStore:
             return {}
         records = self._read(
             "MATCH (s:Symbol) WHERE s.repo = $repo AND s.id IN $ids RETURN " + _SYMBOL_FIELDS,
-            repo=repo, ids=sorted(set(ids)),
+            repo=repo,
+            ids=sorted(set(ids)),
         )
         return {r["id"]: _symbol(r) for r in records}
 
@@ -342,7 +419,8 @@ class Neo4jGraphStore:
         records = self._read(
             "MATCH (s:Symbol) WHERE s.repo = $repo AND s.name IN $names RETURN " + _SYMBOL_FIELDS + " "
             "ORDER BY s.path, s.start_line, s.id",
-            repo=repo, names=sorted(set(names)),
+            repo=repo,
+            names=sorted(set(names)),
         )
         return [_symbol(r) for r in records]
 
@@ -350,9 +428,10 @@ class Neo4jGraphStore:
         if not qualified_names:
             return []
         records = self._read(
-            "MATCH (s:Symbol) WHERE s.repo = $repo AND s.qualified_name IN $names RETURN " + _SYMBOL_FIELDS + " "
-            "ORDER BY s.path, s.start_line, s.id",
-            repo=repo, names=sorted(set(qualified_names)),
+            "MATCH (s:Symbol) WHERE s.repo = $repo AND s.qualified_name IN $names "
+            "RETURN " + _SYMBOL_FIELDS + " ORDER BY s.path, s.start_line, s.id",
+            repo=repo,
+            names=sorted(set(qualified_names)),
         )
         return [_symbol(r) for r in records]
 
@@ -362,7 +441,8 @@ class Neo4jGraphStore:
         records = self._read(
             "MATCH (s:Symbol)-[c:CALLS]->(n:CalleeName) WHERE s.repo = $repo AND s.id IN $ids "
             "RETURN " + _CALL_FIELDS + " ORDER BY s.path, c.ord",
-            repo=repo, ids=sorted(set(caller_ids)),
+            repo=repo,
+            ids=sorted(set(caller_ids)),
         )
         return [_call(r) for r in records]
 
@@ -372,7 +452,8 @@ class Neo4jGraphStore:
         records = self._read(
             "MATCH (n:CalleeName)<-[c:CALLS]-(s:Symbol) WHERE n.repo = $repo AND n.name IN $names "
             "RETURN " + _CALL_FIELDS + " ORDER BY s.path, c.ord",
-            repo=repo, names=sorted(set(callee_names)),
+            repo=repo,
+            names=sorted(set(callee_names)),
         )
         return [_call(r) for r in records]
 
@@ -382,7 +463,8 @@ class Neo4jGraphStore:
         records = self._read(
             "MATCH (f:File)-[r:IMPORTS]->() WHERE f.repo = $repo AND f.path IN $paths "
             "RETURN " + _IMPORT_FIELDS + " ORDER BY f.path, r.line, r.target, r.ord",
-            repo=repo, paths=sorted(set(paths)),
+            repo=repo,
+            paths=sorted(set(paths)),
         )
         return [_import(r) for r in records]
 
@@ -392,25 +474,38 @@ class Neo4jGraphStore:
         records = self._read(
             "MATCH (f:File)-[r:IMPORTS]->(t:File) WHERE t.repo = $repo AND t.path IN $paths "
             "RETURN " + _IMPORT_FIELDS + " ORDER BY f.path, r.line, r.target, r.ord",
-            repo=repo, paths=sorted(set(paths)),
+            repo=repo,
+            paths=sorted(set(paths)),
         )
         return [_import(r) for r in records]
 
     def facts(self, repo: str) -> RepoFacts:
         def work(tx: ManagedTransaction) -> RepoFacts:
-            symbols = list(tx.run(
-                "MATCH (s:Symbol) WHERE s.repo = $repo RETURN " + _SYMBOL_FIELDS + " ORDER BY s.path, s.ord", repo=repo
-            ))
-            calls = list(tx.run(
-                "MATCH (s:Symbol)-[c:CALLS]->(n:CalleeName) WHERE s.repo = $repo "
-                "RETURN " + _CALL_FIELDS + " ORDER BY s.path, c.ord",
-                repo=repo,
-            ))
-            imports = list(tx.run(
-                "MATCH (f:File)-[r:IMPORTS]->() WHERE f.repo = $repo RETURN " + _IMPORT_FIELDS + " ORDER BY f.path, r.ord",
-                repo=repo,
-            ))
-            return RepoFacts(tuple(map(_symbol, symbols)), tuple(map(_call, calls)), tuple(map(_import, imports)))
+            symbols = list(
+                tx.run(
+                    "MATCH (s:Symbol) WHERE s.repo = $repo RETURN "
+                    + _SYMBOL_FIELDS
+                    + " ORDER BY s.path, s.ord",
+                    repo=repo,
+                )
+            )
+            calls = list(
+                tx.run(
+                    "MATCH (s:Symbol)-[c:CALLS]->(n:CalleeName) WHERE s.repo = $repo "
+                    "RETURN " + _CALL_FIELDS + " ORDER BY s.path, c.ord",
+                    repo=repo,
+                )
+            )
+            imports = list(
+                tx.run(
+                    "MATCH (f:File)-[r:IMPORTS]->() WHERE f.repo = $repo "
+                    "RETURN " + _IMPORT_FIELDS + " ORDER BY f.path, r.ord",
+                    repo=repo,
+                )
+            )
+            return RepoFacts(
+                tuple(map(_symbol, symbols)), tuple(map(_call, calls)), tuple(map(_import, imports))
+            )
 
         with self._driver.session(database=self._database, default_access_mode="READ") as session:
             return session.execute_read(work)
@@ -426,9 +521,12 @@ class Neo4jGraphStore:
                 call_sites=one(
                     "MATCH (s:Symbol)-[c:CALLS]->() WHERE $repo = '' OR s.repo = $repo RETURN count(c) AS n"
                 ),
-                imports=one("MATCH (f:File)-[r:IMPORTS]->() WHERE $repo = '' OR f.repo = $repo RETURN count(r) AS n"),
+                imports=one(
+                    "MATCH (f:File)-[r:IMPORTS]->() WHERE $repo = '' OR f.repo = $repo RETURN count(r) AS n"
+                ),
                 files=one(
-                    "MATCH (f:File) WHERE ($repo = '' OR f.repo = $repo) AND f.indexed = true RETURN count(f) AS n"
+                    "MATCH (f:File) WHERE ($repo = '' OR f.repo = $repo) AND f.indexed = true "
+                    "RETURN count(f) AS n"
                 ),
             )
 
@@ -436,7 +534,9 @@ class Neo4jGraphStore:
             return session.execute_read(work)
 
     def repos(self) -> list[str]:
-        records = self._read("MATCH (f:File) WHERE f.indexed = true RETURN DISTINCT f.repo AS repo ORDER BY repo")
+        records = self._read(
+            "MATCH (f:File) WHERE f.indexed = true RETURN DISTINCT f.repo AS repo ORDER BY repo"
+        )
         return [r["repo"] for r in records]
 
     def generation(self, repo: str) -> int:
@@ -445,3 +545,23 @@ class Neo4jGraphStore:
 
     def close(self) -> None:
         self._driver.close()
+
+
+for _name in (
+    "replace_file",
+    "delete_files",
+    "delete_repo",
+    "file_graph",
+    "symbols_by_id",
+    "symbols_by_name",
+    "symbols_by_qualified_name",
+    "call_sites_from",
+    "call_sites_to",
+    "imports_of",
+    "importers_of",
+    "facts",
+    "counts",
+    "repos",
+    "generation",
+):
+    setattr(Neo4jGraphStore, _name, _unavailable_as_domain_error(getattr(Neo4jGraphStore, _name)))

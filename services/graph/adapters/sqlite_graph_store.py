@@ -61,8 +61,15 @@ _CHUNK = 500
 
 def _symbol(row: sqlite3.Row | tuple) -> Symbol:
     return Symbol(
-        id=row[0], path=row[1], name=row[2], qualified_name=row[3], kind=ChunkKind(row[4]),
-        start_line=row[5], end_line=row[6], signature=row[7], is_test=bool(row[8]),
+        id=row[0],
+        path=row[1],
+        name=row[2],
+        qualified_name=row[3],
+        kind=ChunkKind(row[4]),
+        start_line=row[5],
+        end_line=row[6],
+        signature=row[7],
+        is_test=bool(row[8]),
     )
 
 
@@ -72,8 +79,12 @@ def _call(row: tuple) -> CallSite:
 
 def _import(row: tuple) -> Import:
     return Import(
-        path=row[0], target=row[1], resolved_path=row[2], external=bool(row[3]),
-        names=tuple(json.loads(row[4])), line=row[5],
+        path=row[0],
+        target=row[1],
+        resolved_path=row[2],
+        external=bool(row[3]),
+        names=tuple(json.loads(row[4])),
+        line=row[5],
     )
 
 
@@ -147,8 +158,8 @@ class SqliteGraphStore:
         with self._write(repo) as conn:
             for chunk in _chunks([s.id for s in symbols]):
                 clash = conn.execute(
-                    f"SELECT id, path FROM symbols WHERE repo = ? AND id IN ({_marks(len(chunk))}) AND path <> ? "
-                    "LIMIT 1",
+                    "SELECT id, path FROM symbols "
+                    f"WHERE repo = ? AND id IN ({_marks(len(chunk))}) AND path <> ? LIMIT 1",
                     (repo, *chunk, path),
                 ).fetchone()
                 if clash:
@@ -157,26 +168,51 @@ class SqliteGraphStore:
                         "symbol ids must be unique within a repository"
                     )
             self._delete_paths(conn, repo, [path])
-            conn.execute("INSERT INTO files (repo, path, file_hash) VALUES (?, ?, ?)", (repo, path, file_hash))
+            conn.execute(
+                "INSERT INTO files (repo, path, file_hash) VALUES (?, ?, ?)", (repo, path, file_hash)
+            )
             conn.executemany(
                 "INSERT INTO symbols (repo, id, path, ord, name, qualified_name, kind, start_line, end_line, "
                 "signature, is_test) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 [
-                    (repo, s.id, path, i, s.name, s.qualified_name, str(s.kind), s.start_line, s.end_line,
-                     s.signature, int(s.is_test))
+                    (
+                        repo,
+                        s.id,
+                        path,
+                        i,
+                        s.name,
+                        s.qualified_name,
+                        str(s.kind),
+                        s.start_line,
+                        s.end_line,
+                        s.signature,
+                        int(s.is_test),
+                    )
                     for i, s in enumerate(symbols)
                 ],
             )
             conn.executemany(
                 "INSERT INTO call_sites (repo, path, ord, caller_id, callee_name, line, receiver) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                [(repo, path, i, c.caller_id, c.callee_name, c.line, c.receiver) for i, c in enumerate(call_sites)],
+                [
+                    (repo, path, i, c.caller_id, c.callee_name, c.line, c.receiver)
+                    for i, c in enumerate(call_sites)
+                ],
             )
             conn.executemany(
                 "INSERT INTO imports (repo, path, ord, target, resolved_path, external, names, line) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
                 [
-                    (repo, path, i, m.target, m.resolved_path, int(m.external), json.dumps(list(m.names)), m.line)
+                    (
+                        repo,
+                        path,
+                        i,
+                        m.target,
+                        m.resolved_path,
+                        int(m.external),
+                        json.dumps(list(m.names)),
+                        m.line,
+                    )
                     for i, m in enumerate(imports)
                 ],
             )
@@ -218,17 +254,22 @@ class SqliteGraphStore:
         conn = self._reader()
         conn.execute("BEGIN")
         try:
-            row = conn.execute("SELECT file_hash FROM files WHERE repo = ? AND path = ?", (repo, path)).fetchone()
+            row = conn.execute(
+                "SELECT file_hash FROM files WHERE repo = ? AND path = ?", (repo, path)
+            ).fetchone()
             if row is None:
                 return None
             symbols = conn.execute(
-                f"SELECT {_SYMBOL_COLUMNS} FROM symbols WHERE repo = ? AND path = ? ORDER BY ord", (repo, path)
+                f"SELECT {_SYMBOL_COLUMNS} FROM symbols WHERE repo = ? AND path = ? ORDER BY ord",
+                (repo, path),
             ).fetchall()
             calls = conn.execute(
-                f"SELECT {_CALL_COLUMNS} FROM call_sites WHERE repo = ? AND path = ? ORDER BY ord", (repo, path)
+                f"SELECT {_CALL_COLUMNS} FROM call_sites WHERE repo = ? AND path = ? ORDER BY ord",
+                (repo, path),
             ).fetchall()
             imports = conn.execute(
-                f"SELECT {_IMPORT_COLUMNS} FROM imports WHERE repo = ? AND path = ? ORDER BY ord", (repo, path)
+                f"SELECT {_IMPORT_COLUMNS} FROM imports WHERE repo = ? AND path = ? ORDER BY ord",
+                (repo, path),
             ).fetchall()
         finally:
             conn.execute("COMMIT")
@@ -237,7 +278,9 @@ class SqliteGraphStore:
         )
 
     def symbols_by_id(self, repo: str, ids: Collection[str]) -> dict[str, Symbol]:
-        rows = self._select_in(f"SELECT {_SYMBOL_COLUMNS} FROM symbols WHERE repo = ? AND id IN ({{marks}})", repo, ids)
+        rows = self._select_in(
+            f"SELECT {_SYMBOL_COLUMNS} FROM symbols WHERE repo = ? AND id IN ({{marks}})", repo, ids
+        )
         return {row[0]: _symbol(row) for row in rows}
 
     def symbols_by_name(self, repo: str, names: Collection[str]) -> list[Symbol]:
@@ -249,21 +292,25 @@ class SqliteGraphStore:
     def symbols_by_qualified_name(self, repo: str, qualified_names: Collection[str]) -> list[Symbol]:
         rows = self._select_in(
             f"SELECT {_SYMBOL_COLUMNS} FROM symbols WHERE repo = ? AND qualified_name IN ({{marks}})",
-            repo, qualified_names,
+            repo,
+            qualified_names,
         )
         return sorted(map(_symbol, rows), key=lambda s: (s.path, s.start_line, s.id))
 
     def call_sites_from(self, repo: str, caller_ids: Collection[str]) -> list[CallSite]:
         rows = self._select_in(
             f"SELECT {_CALL_COLUMNS}, path, ord FROM call_sites WHERE repo = ? AND caller_id IN ({{marks}})",
-            repo, caller_ids,
+            repo,
+            caller_ids,
         )
         return [_call(r) for r in sorted(rows, key=lambda r: (r[4], r[5]))]
 
     def call_sites_to(self, repo: str, callee_names: Collection[str]) -> list[CallSite]:
         rows = self._select_in(
-            f"SELECT {_CALL_COLUMNS}, path, ord FROM call_sites WHERE repo = ? AND callee_name IN ({{marks}})",
-            repo, callee_names,
+            f"SELECT {_CALL_COLUMNS}, path, ord FROM call_sites "
+            "WHERE repo = ? AND callee_name IN ({marks})",
+            repo,
+            callee_names,
         )
         return [_call(r) for r in sorted(rows, key=lambda r: (r[4], r[5]))]
 
@@ -276,7 +323,8 @@ class SqliteGraphStore:
     def importers_of(self, repo: str, paths: Collection[str]) -> list[Import]:
         rows = self._select_in(
             f"SELECT {_IMPORT_COLUMNS}, ord FROM imports WHERE repo = ? AND resolved_path IN ({{marks}})",
-            repo, paths,
+            repo,
+            paths,
         )
         return [_import(r) for r in sorted(rows, key=lambda r: (r[0], r[5], r[1], r[6]))]
 

@@ -27,6 +27,7 @@ TOP_SYMBOLS = 5
 DOMINANT_PATHS = 3
 MAX_HUBS = 20
 MAX_BRIDGES = 50
+_RESOLVED = frozenset({Resolution.SAME_FILE, Resolution.IMPORTED, Resolution.GLOBAL_UNIQUE})
 
 
 def resolve_all(facts: RepoFacts) -> list[CallEdge]:
@@ -41,15 +42,18 @@ def resolve_all(facts: RepoFacts) -> list[CallEdge]:
 
 def count_edges(edges: Sequence[CallEdge]) -> EdgeCounts:
     """Resolved edges, ambiguous calls (once per caller and name) and external calls."""
-    resolved = sum(1 for e in edges if e.resolution.is_resolved)
+    resolved = sum(1 for e in edges if e.resolution in _RESOLVED)
     ambiguous = len({(e.caller_id, e.callee_name) for e in edges if e.resolution is Resolution.AMBIGUOUS})
     external = sum(1 for e in edges if e.resolution is Resolution.EXTERNAL)
     return EdgeCounts(resolved, ambiguous, external)
 
 
-def detect_communities(facts: RepoFacts, *, generation: int, now: datetime) -> CommunityReport:
-    """Resolve the repository's calls, run Louvain and describe the result."""
-    edges = resolve_all(facts)
+def detect_communities(
+    facts: RepoFacts, *, generation: int, now: datetime, edges: Sequence[CallEdge] | None = None
+) -> CommunityReport:
+    """Resolve the repository's calls (unless `edges` holds them), run Louvain, describe the result."""
+    if edges is None:
+        edges = resolve_all(facts)
     counts = count_edges(edges)
     symbols = list(facts.symbols)
     if not symbols:
@@ -59,9 +63,10 @@ def detect_communities(facts: RepoFacts, *, generation: int, now: datetime) -> C
     files: dict[str, int] = {}
 
     def file_vertex(path: str) -> int:
-        if path not in files:
-            files[path] = len(symbols) + len(files)
-        return files[path]
+        vertex = files.get(path)
+        if vertex is None:
+            vertex = files[path] = len(symbols) + len(files)
+        return vertex
 
     weights: dict[tuple[int, int], float] = defaultdict(float)
     for s in symbols:
@@ -69,15 +74,15 @@ def detect_communities(facts: RepoFacts, *, generation: int, now: datetime) -> C
     for imp in facts.imports:
         if imp.resolved_path and imp.resolved_path != imp.path:
             a, b = file_vertex(imp.path), file_vertex(imp.resolved_path)
-            weights[(min(a, b), max(a, b))] += IMPORT_WEIGHT
-    for e in edges:
-        if e.resolution is Resolution.EXTERNAL or e.caller_id == e.callee_id:
-            continue
-        a, b = index.get(e.caller_id), index.get(e.callee_id)
-        if a is None or b is None:
-            continue
-        weight = e.count if e.resolution.is_resolved else e.count / max(e.candidates, 1)
-        weights[(min(a, b), max(a, b))] += weight
+            weights[(a, b) if a < b else (b, a)] += IMPORT_WEIGHT
+    resolved = [e for e in edges if e.resolution in _RESOLVED and e.caller_id != e.callee_id]
+    ambiguous = [e for e in edges if e.resolution is Resolution.AMBIGUOUS and e.callee_id]
+    for group, spread in ((resolved, False), (ambiguous, True)):
+        for e in group:
+            u, v = index.get(e.caller_id), index.get(e.callee_id)
+            if u is None or v is None or u == v:
+                continue
+            weights[(u, v) if u < v else (v, u)] += e.calls / e.candidates if spread else e.calls
 
     graph = igraph.Graph(n=len(symbols) + len(files), edges=list(weights), directed=False)
     graph.es["weight"] = list(weights.values())
@@ -93,37 +98,33 @@ def detect_communities(facts: RepoFacts, *, generation: int, now: datetime) -> C
         for m in members:
             community_of[m.id] = cid
 
-    in_deg, out_deg = _degrees(edges)
+    in_deg, out_deg = _degrees(resolved)
     degree = {sid: in_deg.get(sid, 0) + out_deg.get(sid, 0) for sid in index}
-    communities = tuple(
-        _describe(cid, members, degree) for cid, members in enumerate(ordered)
-    )
+    communities = tuple(_describe(cid, members, degree) for cid, members in enumerate(ordered))
     by_id = {s.id: s for s in symbols}
+    ranked = sorted(
+        (sid for sid, d in degree.items() if d > 0),
+        key=lambda sid: (-degree[sid], by_id[sid].is_test, by_id[sid].qualified_name, sid),
+    )
     hubs = tuple(
         Hub(by_id[sid], in_deg.get(sid, 0), out_deg.get(sid, 0), community_of[sid])
-        for sid in sorted((sid for sid in degree if degree[sid] > 0),
-                          key=lambda sid: (-degree[sid], by_id[sid].is_test, by_id[sid].qualified_name, sid))[:MAX_HUBS]
+        for sid in ranked[:MAX_HUBS]
     )
-    bridge_edges = [
-        e for e in edges
-        if e.resolution.is_resolved and e.callee_id in community_of
-        and community_of[e.caller_id] != community_of[e.callee_id]
-    ]
-    bridge_edges.sort(key=lambda e: (-e.count, e.caller_id, e.callee_id))
+    bridge_edges = [e for e in resolved if community_of[e.caller_id] != community_of[e.callee_id]]
+    bridge_edges.sort(key=lambda e: (-e.calls, e.caller_id, e.callee_id))
     bridges = tuple(
         Bridge(e, community_of[e.caller_id], community_of[e.callee_id]) for e in bridge_edges[:MAX_BRIDGES]
     )
     return CommunityReport(communities, hubs, bridges, modularity, now, counts, generation)
 
 
-def _degrees(edges: Sequence[CallEdge]) -> tuple[dict[str, int], dict[str, int]]:
-    """Distinct resolved neighbours in and out, self-calls excluded."""
+def _degrees(resolved: Sequence[CallEdge]) -> tuple[dict[str, int], dict[str, int]]:
+    """Distinct resolved neighbours in and out (self-calls already excluded)."""
     callers: dict[str, set[str]] = defaultdict(set)
     callees: dict[str, set[str]] = defaultdict(set)
-    for e in edges:
-        if e.resolution.is_resolved and e.caller_id != e.callee_id:
-            callees[e.caller_id].add(e.callee_id)
-            callers[e.callee_id].add(e.caller_id)
+    for e in resolved:
+        callees[e.caller_id].add(e.callee_id)
+        callers[e.callee_id].add(e.caller_id)
     return {k: len(v) for k, v in callers.items()}, {k: len(v) for k, v in callees.items()}
 
 

@@ -13,3 +13,7 @@ class InvalidArgument(GraphError):
 
 class SymbolNotFound(GraphError):
     """A SymbolRef matched no definition in the repository."""
+
+
+class StoreUnavailable(GraphError):
+    """The graph store (a server backend) cannot be reached; worth retrying."""

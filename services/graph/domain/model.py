@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import IntEnum
+from typing import NamedTuple
 
 from kit.domain import CallSite, Import, Symbol
 
@@ -24,20 +25,22 @@ class Resolution(IntEnum):
     @property
     def is_resolved(self) -> bool:
         """True when the edge names exactly one definition."""
-        return self in (Resolution.SAME_FILE, Resolution.IMPORTED, Resolution.GLOBAL_UNIQUE)
+        return self.value <= 3
 
 
-@dataclass(frozen=True, slots=True)
-class CallEdge:
-    """Calls from `caller_id` to one candidate definition of `callee_name` (aggregated over call sites)."""
+class CallEdge(NamedTuple):
+    """Calls from `caller_id` to one candidate definition of `callee_name` (aggregated over call sites).
+
+    A NamedTuple rather than a frozen dataclass: full resolution builds hundreds of thousands of them.
+    """
 
     caller_id: str
-    callee_id: str  # empty when external
+    callee_id: str  # empty when external, or ambiguous among more than MAX_CANDIDATES definitions
     callee_name: str
     line: int  # first call line in the caller's file
     resolution: Resolution
     candidates: int  # definitions the name resolved to; 1 unless ambiguous, 0 when external
-    count: int  # call sites from caller to this name
+    calls: int  # call sites from the caller to this callee (the proto's `count`)
 
 
 @dataclass(frozen=True, slots=True)

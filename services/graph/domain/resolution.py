@@ -24,30 +24,39 @@ raw call sites) rather than stored: a replace or delete of any file is reflected
 
 from __future__ import annotations
 
+import functools
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from kit.domain import CallSite, ChunkKind, Import, Symbol
 
 from .model import CallEdge, Resolution
 
 CALLABLE_KINDS = frozenset({ChunkKind.FUNCTION, ChunkKind.METHOD, ChunkKind.CLASS})
-SELF_RECEIVERS = frozenset({"self", "this", "cls", "super", "super()", "Self", "static", "@"})
+SELF_RECEIVERS = frozenset({"self", "this", "cls", "Self", "static", "@"})
+# A name with more definitions than this (`get`, `__init__`, `run`) says nothing about which one is meant:
+# such a call is kept as one ambiguous edge without a callee rather than an edge to each candidate.
+MAX_CANDIDATES = 16
 _IDENTIFIER = re.compile(r"[^\W\d][\w$]*|\$[\w$]*")
 _SEGMENT = re.compile(r"[^/\\.:]+$")
 
 
-@dataclass(frozen=True, slots=True)
-class Resolved:
-    """Outcome for one call site: the candidate definitions and how they were found."""
+class Resolved(NamedTuple):
+    """Outcome for one call site: the candidate definitions and how they were found.
+
+    `targets` is empty when external, and when ambiguous among more than MAX_CANDIDATES definitions;
+    `candidates` always counts the definitions.
+    """
 
     targets: tuple[Symbol, ...]
     resolution: Resolution
+    candidates: int
+    edge_ids: tuple[str, ...]  # callee id per edge this call yields ("" when no definition is named)
 
 
-EXTERNAL = Resolved((), Resolution.EXTERNAL)
+EXTERNAL = Resolved((), Resolution.EXTERNAL, 0, ("",))
 
 
 def scope_of(qualified_name: str) -> str:
@@ -73,12 +82,13 @@ def receiver_parts(receiver: str) -> tuple[str, str]:
     return parts[0], parts[-1]
 
 
-def _module_names(target: str) -> set[str]:
+@functools.lru_cache(maxsize=65536)
+def _module_names(target: str) -> frozenset[str]:
     """Names a module specifier may be bound to: `os.path` → {os, path}; `./util.js` → {util}."""
     names: set[str] = set()
     clean = target.strip().strip("'\"<>")
     if not clean:
-        return names
+        return frozenset()
     first = re.split(r"[./\\:]+", clean.lstrip("./@"))[0]
     if first:
         names.add(first)
@@ -90,35 +100,37 @@ def _module_names(target: str) -> set[str]:
     match = _SEGMENT.search(stem)
     if match:
         names.add(match.group(0))
-    return names
+    return frozenset(names)
 
 
 class _FileImports:
     """The import bindings of one file, precomputed for resolution."""
 
-    __slots__ = ("external_bindings", "internal_bindings", "imports")
+    __slots__ = ("external_bindings", "internal_bindings", "open_paths", "paths_by_name")
 
     def __init__(self, imports: Sequence[Import]) -> None:
-        self.imports = tuple(i for i in imports if i.resolved_path)
         self.internal_bindings: dict[str, set[str]] = defaultdict(set)
         self.external_bindings: set[str] = set()
+        self.open_paths: set[str] = set()  # imported files whose every name is reachable
+        self.paths_by_name: dict[str, set[str]] = defaultdict(set)  # imported name or module alias → files
         for imp in imports:
-            bound = set(imp.names) | _module_names(imp.target)
+            module_names = _module_names(imp.target)
+            bound = set(imp.names) | module_names
             if imp.resolved_path:
                 for name in bound:
                     self.internal_bindings[name].add(imp.resolved_path)
+                if not imp.names or "*" in imp.names:
+                    self.open_paths.add(imp.resolved_path)
+                for name in bound:
+                    self.paths_by_name[name].add(imp.resolved_path)
             else:
                 self.external_bindings |= bound
 
     def exposing(self, name: str, root: str) -> set[str]:
         """Imported files through which `name` (called on receiver root `root`) is reachable."""
-        paths: set[str] = set()
-        for imp in self.imports:
-            names = imp.names
-            if not names or name in names or "*" in names or (root and root in names):
-                paths.add(imp.resolved_path)
-            elif root and root in _module_names(imp.target):
-                paths.add(imp.resolved_path)
+        paths = self.open_paths | self.paths_by_name.get(name, set())
+        if root:
+            paths |= self.paths_by_name.get(root, set())
         return paths
 
 
@@ -126,81 +138,128 @@ _NO_IMPORTS = _FileImports(())
 
 
 class _NameIndex:
-    __slots__ = ("all", "by_path")
+    """Every callable definition of one name, grouped the ways resolution asks for them."""
+
+    __slots__ = ("all", "by_path", "by_scope", "by_scope_tail", "nested", "top_level")
 
     def __init__(self, definitions: Iterable[Symbol]) -> None:
         self.all = tuple(definitions)
         self.by_path: dict[str, list[Symbol]] = defaultdict(list)
+        self.by_scope: dict[str, list[Symbol]] = defaultdict(list)
+        self.by_scope_tail: dict[str, list[Symbol]] = defaultdict(list)  # `Outer.User` → `User`
+        self.top_level: list[Symbol] = []
+        self.nested: list[Symbol] = []
         for d in self.all:
             self.by_path[d.path].append(d)
+            scope = scope_of(d.qualified_name)
+            self.by_scope[scope].append(d)
+            if scope:
+                self.nested.append(d)
+                self.by_scope_tail[scope.rpartition(".")[2]].append(d)
+            else:
+                self.top_level.append(d)
 
 
 class CallResolver:
     """Resolves call sites against a set of definitions and the callers' imports.
 
     Give it every callable definition of the names it will see (repo-wide) and the imports of every
-    caller file; results are memoised per (caller file, caller scope, name, receiver, caller is_test).
+    caller file. Outcomes are memoised per (caller file, name, receiver, caller is_test), plus the
+    caller's qualified name when the name is defined in a scope enclosing the caller.
     """
 
-    def __init__(self, definitions: Iterable[Symbol], imports_by_path: Mapping[str, Sequence[Import]]) -> None:
+    def __init__(
+        self, definitions: Iterable[Symbol], imports_by_path: Mapping[str, Sequence[Import]]
+    ) -> None:
         grouped: dict[str, list[Symbol]] = defaultdict(list)
         for d in definitions:
             if d.kind in CALLABLE_KINDS:
                 grouped[d.name].append(d)
-        self._names = {name: _NameIndex(defs) for name, defs in grouped.items()}
+        # Most names have one definition; they skip the grouping (and most of the rules) below.
+        self._single = {name: defs[0] for name, defs in grouped.items() if len(defs) == 1}
+        self._names = {name: _NameIndex(defs) for name, defs in grouped.items() if len(defs) > 1}
         self._imports = {path: _FileImports(imps) for path, imps in imports_by_path.items()}
         self._memo: dict[tuple[str, str, str, str, bool], Resolved] = {}
+        self._single_memo: dict[tuple[str, str, str], Resolved] = {}
 
     def resolve(self, site: CallSite, caller: Symbol) -> Resolved:
-        key = (caller.path, caller.qualified_name, site.callee_name, site.receiver, caller.is_test)
+        single = self._single.get(site.callee_name)
+        if single is not None:
+            key1 = (caller.path, site.callee_name, site.receiver)
+            found = self._single_memo.get(key1)
+            if found is None:
+                found = self._single_memo[key1] = self._resolve_single(single, site.receiver.strip(), caller)
+            return found
+        index = self._names.get(site.callee_name)
+        if index is None:
+            return EXTERNAL
+        lexical: list[str] = []
+        scope_key = ""
+        if index.nested:
+            lexical = [caller.qualified_name, *enclosing_scopes(caller.qualified_name)]
+            if any(scope in index.by_scope for scope in lexical):
+                scope_key = caller.qualified_name
+        key = (caller.path, scope_key, site.callee_name, site.receiver, caller.is_test)
         found = self._memo.get(key)
         if found is None:
-            found = self._resolve(site.callee_name, site.receiver.strip(), caller)
+            found = self._resolve(index, site.receiver.strip(), caller, lexical)
             self._memo[key] = found
         return found
 
-    def _resolve(self, name: str, receiver: str, caller: Symbol) -> Resolved:
-        index = self._names.get(name)
-        if index is None:
-            return EXTERNAL
+    def _resolve_single(self, d: Symbol, receiver: str, caller: Symbol) -> Resolved:
+        """The rules below, for a name with one definition: only the label can differ (or it is external)."""
         file_imports = self._imports.get(caller.path, _NO_IMPORTS)
-        root, last = receiver_parts(receiver)
+        root = receiver_parts(receiver)[0] if receiver else ""
+        if receiver and receiver not in SELF_RECEIVERS:
+            internal = file_imports.internal_bindings.get(root)
+            if root in file_imports.external_bindings and not internal:
+                return EXTERNAL
+            if internal and d.path in internal:
+                return _decide((d,), Resolution.IMPORTED)
+        if d.path == caller.path:
+            return _decide((d,), Resolution.SAME_FILE)
+        if d.path in file_imports.exposing(d.name, root):
+            return _decide((d,), Resolution.IMPORTED)
+        return _decide((d,), Resolution.GLOBAL_UNIQUE)
+
+    def _resolve(self, index: _NameIndex, receiver: str, caller: Symbol, lexical: list[str]) -> Resolved:
+        file_imports = self._imports.get(caller.path, _NO_IMPORTS)
+        root, last = receiver_parts(receiver) if receiver else ("", "")
         is_self = receiver in SELF_RECEIVERS
-        same_file = index.by_path.get(caller.path, [])
-        scopes = enclosing_scopes(caller.qualified_name)
+        scopes = lexical[1:]  # enclosing scopes of the caller, innermost first (empty when nothing nested)
 
         if receiver and not is_self:
             internal = file_imports.internal_bindings.get(root)
             if root in file_imports.external_bindings and not internal:
                 return EXTERNAL
             if internal:
-                bound = [d for p in sorted(internal) for d in index.by_path.get(p, [])]
                 # `User.create()` after `from models import User`, then `util.parse()` after `import util`.
-                qualified = [d for d in bound if scope_of(d.qualified_name).rpartition(".")[2] == last]
-                module_level = [d for d in bound if not scope_of(d.qualified_name)]
+                qualified = [d for d in index.by_scope_tail.get(last, ()) if d.path in internal]
+                module_level = [d for d in index.top_level if d.path in internal]
                 if qualified or module_level:
                     return _decide(qualified or module_level, Resolution.IMPORTED)
 
-        if is_self:
+        shaped: Sequence[Symbol]
+        if root == "super":  # the parent's method: any method of that name outside the caller's class
+            shaped = [d for d in index.nested if scope_of(d.qualified_name) not in scopes]
+        elif is_self:
             for scope in scopes:
-                own = [d for d in same_file if scope_of(d.qualified_name) == scope]
+                own = [d for d in index.by_scope.get(scope, ()) if d.path == caller.path]
                 if own:
                     return _decide(own, Resolution.SAME_FILE)
-            shaped = [d for d in index.all if scope_of(d.qualified_name)]
+            shaped = index.nested
         elif receiver:
-            qualified = [d for d in index.all if last and scope_of(d.qualified_name).rpartition(".")[2] == last]
-            shaped = qualified or [d for d in index.all if scope_of(d.qualified_name)]
+            shaped = index.by_scope_tail.get(last) or index.nested
         else:
-            visible = {"", *scopes}
-            shaped = [d for d in index.all if scope_of(d.qualified_name) in visible]
+            shaped = [*index.top_level, *(d for scope in lexical for d in index.by_scope.get(scope, ()))]
         if not shaped:
-            shaped = list(index.all)
+            shaped = index.all
 
         local = [d for d in shaped if d.path == caller.path]
         if local:
             if len(local) > 1 and not receiver:
                 # Lexical scoping: the innermost enclosing scope that defines the name shadows outer ones.
-                for scope in scopes:
+                for scope in lexical:
                     inner = [d for d in local if scope_of(d.qualified_name) == scope]
                     if inner:
                         return _decide(inner, Resolution.SAME_FILE)
@@ -208,13 +267,13 @@ class CallResolver:
                 return _decide(top or local, Resolution.SAME_FILE)
             return _decide(local, Resolution.SAME_FILE)
 
-        imported_paths = file_imports.exposing(name, root)
+        imported_paths = file_imports.exposing(index.all[0].name, root)
         if imported_paths:
             imported = [d for d in shaped if d.path in imported_paths]
             if imported:
                 return _decide(_prefer_non_test(imported, caller), Resolution.IMPORTED)
 
-        return _decide(_prefer_non_test(shaped, caller), Resolution.GLOBAL_UNIQUE)
+        return _decide(_prefer_non_test(list(shaped), caller), Resolution.GLOBAL_UNIQUE)
 
 
 def _prefer_non_test(candidates: list[Symbol], caller: Symbol) -> list[Symbol]:
@@ -225,10 +284,14 @@ def _prefer_non_test(candidates: list[Symbol], caller: Symbol) -> list[Symbol]:
 
 
 def _decide(candidates: Sequence[Symbol], resolution: Resolution) -> Resolved:
+    if len(candidates) == 1:
+        return Resolved((candidates[0],), resolution, 1, (candidates[0].id,))
     unique = tuple(sorted({d.id: d for d in candidates}.values(), key=lambda d: (d.path, d.start_line, d.id)))
     if len(unique) == 1:
-        return Resolved(unique, resolution)
-    return Resolved(unique, Resolution.AMBIGUOUS)
+        return Resolved(unique, resolution, 1, (unique[0].id,))
+    if len(unique) > MAX_CANDIDATES:
+        return Resolved((), Resolution.AMBIGUOUS, len(unique), ("",))
+    return Resolved(unique, Resolution.AMBIGUOUS, len(unique), tuple(d.id for d in unique))
 
 
 def resolve_edges(
@@ -236,27 +299,28 @@ def resolve_edges(
 ) -> list[CallEdge]:
     """Resolve call sites and aggregate them into edges, one per (caller, callee, name).
 
-    An ambiguous call yields one edge per candidate; an external call one edge without callee id.
+    An ambiguous call yields one edge per candidate (one without callee id past MAX_CANDIDATES); an
+    external call one edge without callee id.
     When calls from one caller reach the same callee with different confidence, the edge keeps the
     most confident resolution and counts every call.
     """
     acc: dict[tuple[str, str, str], list] = {}
+    get_caller, resolve, get_entry = callers.get, resolver.resolve, acc.get
     for site in sites:
-        caller = callers.get(site.caller_id)
+        caller = get_caller(site.caller_id)
         if caller is None:
             continue
-        outcome = resolver.resolve(site, caller)
-        targets: Sequence[str] = [t.id for t in outcome.targets] or [""]
-        candidates = len(outcome.targets)
-        for target in targets:
+        outcome = resolve(site, caller)
+        for target in outcome.edge_ids:
             key = (site.caller_id, target, site.callee_name)
-            entry = acc.get(key)
+            entry = get_entry(key)
             if entry is None:
-                acc[key] = [site.line, outcome.resolution, candidates, 1]
+                acc[key] = [site.line, outcome.resolution, outcome.candidates, 1]
             else:
-                entry[0] = min(entry[0], site.line)
+                if site.line < entry[0]:
+                    entry[0] = site.line
                 if outcome.resolution < entry[1]:
-                    entry[1], entry[2] = outcome.resolution, candidates
+                    entry[1], entry[2] = outcome.resolution, outcome.candidates
                 entry[3] += 1
     return [
         CallEdge(caller, callee, name, line, resolution, candidates, count)

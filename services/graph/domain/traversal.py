@@ -38,7 +38,14 @@ def _near(edge: CallEdge, direction: Direction) -> str:
 
 def relevance(edge: CallEdge, neighbour: Symbol) -> tuple:
     """Sort key, most relevant first: confident resolution, production code, many calls, then name."""
-    return (edge.resolution, neighbour.is_test, -edge.count, neighbour.qualified_name, neighbour.path, neighbour.id)
+    return (
+        edge.resolution,
+        neighbour.is_test,
+        -edge.calls,
+        neighbour.qualified_name,
+        neighbour.path,
+        neighbour.id,
+    )
 
 
 def _usable(edge: CallEdge, include_ambiguous: bool) -> bool:
@@ -68,11 +75,11 @@ def walk(
             break
         level_edges = (source.out_edges if direction == "out" else source.in_edges)(frontier)
         usable = [e for e in level_edges if _usable(e, include_ambiguous)]
-        if direction == "out":
+        if direction == "out":  # calls that name no definition: external, or too ambiguous to enumerate
             for e in level_edges:
-                if e.resolution is Resolution.EXTERNAL:
+                if not e.callee_id and (e.resolution is Resolution.EXTERNAL or include_ambiguous):
                     edges[(e.caller_id, e.callee_id, e.callee_name)] = e
-        new_ids = {_far(e, direction) for e in usable} - kept.keys()
+        new_ids = {_far(e, direction) for e in usable} - kept.keys() - {""}
         found = source.symbols(new_ids) if new_ids else {}
         best: dict[str, tuple] = {}
         for e in usable:
@@ -115,30 +122,32 @@ def call_tree(
     kept: dict[str, Symbol] = {seed.id: seed}
     nodes: list[GraphNode] = []
     edges: dict[tuple[str, str, str], CallEdge] = {}
-    for direction, levels, sign in (("in", up, -1), ("out", down, 1)):
+    plan: tuple[tuple[Direction, int, int], ...] = (("in", up, -1), ("out", down, 1))
+    for direction, levels, sign in plan:
         frontier = [seed.id]
         for level in range(1, levels + 1):
             if not frontier or len(nodes) >= max_nodes:
                 break
             level_edges = [
-                e for e in (source.out_edges if direction == "out" else source.in_edges)(frontier)
+                e
+                for e in (source.out_edges if direction == "out" else source.in_edges)(frontier)
                 if _usable(e, include_ambiguous=True)
             ]
-            far_ids = {_far(e, direction) for e in level_edges}
+            far_ids = {_far(e, direction) for e in level_edges} - {""}
             found = source.symbols(far_ids - kept.keys())
             by_near: dict[str, list[CallEdge]] = {}
             for e in level_edges:
                 by_near.setdefault(_near(e, direction), []).append(e)
             next_frontier: list[str] = []
             for near in frontier:
+                reachable = [
+                    e for e in by_near.get(near, []) if _far(e, direction) in found.keys() | kept.keys()
+                ]
                 ranked = sorted(
-                    (e for e in by_near.get(near, []) if _far(e, direction) in found or _far(e, direction) in kept),
+                    reachable,
                     key=lambda e: relevance(e, found.get(_far(e, direction)) or kept[_far(e, direction)]),
                 )
-                taken = 0
-                for e in ranked:
-                    if taken >= branch:
-                        break
+                for e in ranked[:branch]:
                     far = _far(e, direction)
                     if far not in kept:
                         if len(nodes) >= max_nodes:
@@ -147,7 +156,6 @@ def call_tree(
                         nodes.append(GraphNode(found[far], sign * level))
                         next_frontier.append(far)
                     edges[(e.caller_id, e.callee_id, e.callee_name)] = e
-                    taken += 1
             frontier = next_frontier
     return nodes, list(edges.values())
 
@@ -196,7 +204,7 @@ def _expand(
     dist: dict[str, int],
 ) -> list[str]:
     found: list[str] = []
-    for e in sorted(level_edges, key=lambda e: (e.resolution, -e.count, e.caller_id, e.callee_id)):
+    for e in sorted(level_edges, key=lambda e: (e.resolution, -e.calls, e.caller_id, e.callee_id)):
         if not e.resolution.is_resolved:
             continue
         near, far = _near(e, direction), _far(e, direction)

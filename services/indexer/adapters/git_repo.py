@@ -93,7 +93,10 @@ def _git_rev_parse(root: Path) -> str:
     try:
         done = subprocess.run(
             ["git", "-C", str(root), "rev-parse", "--verify", "-q", "HEAD"],
-            capture_output=True, text=True, timeout=5, check=False,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
         )
     except (OSError, subprocess.SubprocessError):
         return ""

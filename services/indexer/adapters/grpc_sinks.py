@@ -10,22 +10,24 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
 import grpc
+from reporecall.graph.v1 import graph_pb2, graph_pb2_grpc
+from reporecall.search.v1 import search_pb2, search_pb2_grpc
 
 from kit.convert import call_site_to_pb, chunk_to_pb, import_to_pb, symbol_to_pb
 from kit.domain import CallSite, Chunk, Import, Symbol
-from reporecall.graph.v1 import graph_pb2, graph_pb2_grpc
-from reporecall.search.v1 import search_pb2, search_pb2_grpc
 from services.indexer.ports import SinkUnavailable
 
 R = TypeVar("R")
 
-_TRANSIENT = frozenset({
-    grpc.StatusCode.UNAVAILABLE,
-    grpc.StatusCode.DEADLINE_EXCEEDED,
-    grpc.StatusCode.RESOURCE_EXHAUSTED,
-    grpc.StatusCode.ABORTED,
-    grpc.StatusCode.CANCELLED,
-})
+_TRANSIENT = frozenset(
+    {
+        grpc.StatusCode.UNAVAILABLE,
+        grpc.StatusCode.DEADLINE_EXCEEDED,
+        grpc.StatusCode.RESOURCE_EXHAUSTED,
+        grpc.StatusCode.ABORTED,
+        grpc.StatusCode.CANCELLED,
+    }
+)
 
 # A file's upsert may carry up to 1 MiB of content plus embeddings work on the far side.
 DEFAULT_TIMEOUT = 60.0
@@ -91,7 +93,9 @@ class GrpcGraphSink:
             call_sites=[call_site_to_pb(c) for c in call_sites],
             imports=[import_to_pb(i) for i in imports],
         )
-        await _call("graph.ReplaceFileGraph", lambda: self._stub.ReplaceFileGraph(request, timeout=self._timeout))
+        await _call(
+            "graph.ReplaceFileGraph", lambda: self._stub.ReplaceFileGraph(request, timeout=self._timeout)
+        )
 
     async def delete_files(self, repo: str, paths: Sequence[str]) -> None:
         request = graph_pb2.DeleteFilesRequest(repo=repo, paths=list(paths))

@@ -35,6 +35,7 @@ CREATE TABLE IF NOT EXISTS files (
 """
 
 _FILE_COLUMNS = "path, mtime_ns, size, hash, chunks, status"
+_REPO_COLUMNS = "name, path, remote, registered_at, last_run_started, last_run_finished, indexed_commit"
 
 
 def manifest_path_from_url(url: str, default: Path) -> Path:
@@ -66,7 +67,8 @@ class SqliteManifest:
                 self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
             elif version != SCHEMA_VERSION:
                 raise RuntimeError(
-                    f"manifest {self.path} has schema version {version}, this indexer expects {SCHEMA_VERSION}; "
+                    f"manifest {self.path} has schema version {version}, "
+                    f"this indexer expects {SCHEMA_VERSION}; "
                     "delete the file to rebuild it (the next index run re-sends every file)"
                 )
 
@@ -86,18 +88,14 @@ class SqliteManifest:
     def get_repo(self, name: str) -> RepoRecord | None:
         with self._lock:
             row = self._db.execute(
-                "SELECT name, path, remote, registered_at, last_run_started, last_run_finished, indexed_commit "
-                "FROM repos WHERE name = ?",
+                f"SELECT {_REPO_COLUMNS} FROM repos WHERE name = ?",
                 (name,),
             ).fetchone()
         return _repo(row) if row else None
 
     def list_repos(self) -> list[RepoRecord]:
         with self._lock:
-            rows = self._db.execute(
-                "SELECT name, path, remote, registered_at, last_run_started, last_run_finished, indexed_commit "
-                "FROM repos ORDER BY name"
-            ).fetchall()
+            rows = self._db.execute(f"SELECT {_REPO_COLUMNS} FROM repos ORDER BY name").fetchall()
         return [_repo(row) for row in rows]
 
     def remove_repo(self, name: str) -> bool:
@@ -144,7 +142,8 @@ class SqliteManifest:
         # Range scan instead of LIKE: no escaping of % and _ needed, and it uses the primary key.
         with self._lock:
             rows = self._db.execute(
-                "SELECT path FROM files WHERE repo = ? AND (path = ? OR (path >= ? AND path < ?)) ORDER BY path",
+                "SELECT path FROM files WHERE repo = ? AND (path = ? OR (path >= ? AND path < ?)) "
+                "ORDER BY path",
                 (repo, prefix, prefix + "/", prefix + "0"),  # "0" sorts right after "/"
             ).fetchall()
         return [row[0] for row in rows]

@@ -7,7 +7,6 @@ Language names are tree-sitter-language-pack grammar names, so a detected name c
 from __future__ import annotations
 
 import re
-from pathlib import PurePosixPath
 
 # Languages with a query file in services/indexer/queries/: definitions, calls and imports are extracted.
 CODE_LANGUAGES: frozenset[str] = frozenset(
@@ -116,7 +115,7 @@ def detect_language(path: str) -> str | None:
     `detect_language("src/app.tsx") == "tsx"`, `detect_language("README.md") == "markdown"`,
     `detect_language("logo.png") is None`.
     """
-    name = PurePosixPath(path.replace("\\", "/")).name
+    name = path.replace("\\", "/").rpartition("/")[2]
     lowered = name.lower()
     if lowered.endswith(_SKIPPED_SUFFIXES):
         return None
@@ -132,7 +131,9 @@ def detect_language(path: str) -> str | None:
     return _BY_EXTENSION.get(lowered[dot:])
 
 
-_TEST_DIRS: frozenset[str] = frozenset({"test", "tests", "__tests__", "spec", "specs", "testdata", "__mocks__"})
+_TEST_DIRS: frozenset[str] = frozenset(
+    {"test", "tests", "__tests__", "spec", "specs", "testdata", "__mocks__"}
+)
 _TEST_FILE = re.compile(
     r"""(
         ^test_.+\.py$ | .+_test\.py$ | ^conftest\.py$

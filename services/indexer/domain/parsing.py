@@ -36,19 +36,21 @@ import re
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from pathlib import Path, PurePosixPath
+from pathlib import Path
 
+import numpy as np
 from tree_sitter import Language, Node, Parser, Query, QueryCursor, Tree
 from tree_sitter_language_pack import get_language
 
 from kit.domain import CallSite, Chunk, ChunkKind, Import
 from services.indexer.domain.ids import chunk_id, content_hash
-from services.indexer.domain.languages import LANGUAGE_ALIASES, detect_language, is_test_path
+from services.indexer.domain.languages import LANGUAGE_ALIASES, TEXT_LANGUAGES, detect_language, is_test_path
 
 QUERY_DIR = Path(__file__).resolve().parent.parent / "queries"
 
 MAX_PIECE_LINES = 150  # longest module/file piece; long regions are split below this
 MIN_PIECE_LINES = 40  # a split never leaves a piece shorter than this (unless the region is)
+MIN_MODULE_LINES = 2  # module-level code shorter than this (and calling nothing) makes no chunk
 LARGE_CLASS_LINES = 120  # classes longer than this are indexed as an outline plus their methods
 MAX_SIGNATURE_CHARS = 400
 MAX_DOC_CHARS = 2000
@@ -62,6 +64,9 @@ _DEFINITION_KINDS: dict[str, ChunkKind] = {
     "definition.enum": ChunkKind.ENUM,
     "definition.type": ChunkKind.TYPE,
 }
+# When two patterns capture the same node, the more specific kind wins (Go `type X struct` is a class).
+_PRIORITY = {ChunkKind.ENUM: 0, ChunkKind.INTERFACE: 0, ChunkKind.FUNCTION: 0, ChunkKind.METHOD: 0,
+             ChunkKind.CLASS: 1, ChunkKind.TYPE: 2}  # fmt: skip
 _CALLABLE = frozenset({ChunkKind.FUNCTION, ChunkKind.METHOD})
 _CONTAINER = frozenset({ChunkKind.CLASS, ChunkKind.INTERFACE, ChunkKind.ENUM})
 # Nodes that only wrap a definition (export, decorators, templates): its chunk starts where they start.
@@ -74,6 +79,8 @@ _ATTRIBUTE_TYPES = frozenset(
      "attribute_list", "attributes", "modifiers"}
 )  # fmt: skip
 _TEST_QUALIFIERS = frozenset({"test", "tests"})
+_CONTROL_BYTES = bytes(b for b in range(32) if b not in b"\t\n\r\f\v")
+_OPENING_BRACKET = re.compile(rb"[{(\[]")
 _TRIVIAL_LINE = re.compile(rb"^[\s{}()\[\];,]*(?:end|fi|done|esac|\?>|<\?php)?[\s{}()\[\];,]*$")
 _STRING_PREFIX = re.compile(r"^[rRuUbBfF]{0,2}(\"\"\"|'''|\"|')")
 _COMMENT_START = re.compile(r"^\s*(?:/\*+!?|\*+(?!/)|///?!?|#+!?|--+(?:\[=*\[)?|;+|<!--|%+|'+)\s?")
@@ -106,19 +113,19 @@ def parse_file(repo: str, path: str, source: bytes, language: str | None = None)
     warnings: list[str] = []
     if source_file.looks_binary():
         warnings.append(f"{path}: content looks binary; indexed as plain text")
-        return _file_only(repo, path, language, source_file, [], warnings)
+        return _file_only(repo, path, language, source_file, warnings)
     try:
         grammar = _grammar(language)
     except Exception as error:  # a broken query file or grammar must not abort a run
         warnings.append(f"{path}: no usable grammar for {language!r} ({error}); indexed as plain text")
-        return _file_only(repo, path, language, source_file, [], warnings)
+        return _file_only(repo, path, language, source_file, warnings)
     if grammar is None:
-        return _file_only(repo, path, language, source_file, [], warnings)
+        return _file_only(repo, path, language, source_file, warnings)
     try:
         return _parse_structured(repo, path, language, grammar, source_file, warnings)
     except Exception as error:  # defensive: a grammar quirk must degrade to text, not abort a run
         warnings.append(f"{path}: parsing failed ({type(error).__name__}: {error}); indexed as plain text")
-        return _file_only(repo, path, language, source_file, [], warnings)
+        return _file_only(repo, path, language, source_file, warnings)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -146,15 +153,36 @@ def _grammar(name: str) -> _Grammar | None:
         pass
     with _grammar_lock:
         if name not in _grammars:
-            query_file = QUERY_DIR / f"{name}.scm"
-            if not query_file.is_file():
+            text = _query_text(name)
+            if text is None:
                 _grammars[name] = None
             else:
                 language = get_language(name)  # type: ignore[arg-type]
-                query = Query(language, query_file.read_text(encoding="utf-8"))
+                query = Query(language, text)
                 settings = tuple(query.pattern_settings(i) for i in range(query.pattern_count))
                 _grammars[name] = _Grammar(name, language, query, settings)
         return _grammars[name]
+
+
+_INHERITS = re.compile(r"^;\s*inherits:\s*(.+)$", re.MULTILINE)
+
+
+def _query_text(name: str) -> str | None:
+    """The query file of `name`, with the files named on its `; inherits: a, b` line prepended."""
+    query_file = QUERY_DIR / f"{name}.scm"
+    if not query_file.is_file():
+        return None
+    text = query_file.read_text(encoding="utf-8")
+    parts: list[str] = []
+    match = _INHERITS.search(text)
+    if match:
+        for parent in match.group(1).split(","):
+            inherited = _query_text(parent.strip())
+            if inherited is None:
+                raise FileNotFoundError(f"{query_file.name} inherits missing query {parent.strip()!r}")
+            parts.append(inherited)
+    parts.append(text)
+    return "\n".join(parts)
 
 
 def _parser(grammar: _Grammar) -> Parser:
@@ -178,40 +206,48 @@ class _SourceFile:
     def __init__(self, source: bytes) -> None:
         self.data = source
         starts = [0]
-        find = source.find
-        position = find(b"\n")
-        while position != -1:
-            starts.append(position + 1)
-            position = find(b"\n", position + 1)
+        starts.extend((np.flatnonzero(np.frombuffer(source, dtype=np.uint8) == 10) + 1).tolist())
         if len(starts) > 1 and starts[-1] == len(source):
             starts.pop()  # a final newline does not open another line
         self.line_starts = starts
         self.line_count = len(starts) if source else 0
+        self.data_end = len(source) - 1 if source.endswith(b"\n") else len(source)
 
     def looks_binary(self) -> bool:
         head = self.data[:8192]
         if b"\x00" in head:
             return True
-        if not head:
-            return False
-        text = head.decode("utf-8", errors="replace")
-        suspicious = text.count("\ufffd") + sum(1 for ch in text if ch < " " and ch not in "\t\n\r\f\v")
-        return suspicious > len(text) * 0.1
+        control = len(head) - len(head.translate(None, _CONTROL_BYTES))
+        try:
+            head.decode("utf-8")
+            invalid = 0
+        except UnicodeDecodeError as error:
+            invalid = (
+                0 if error.start >= len(head) - 4 else head.decode("utf-8", errors="replace").count("\ufffd")
+            )
+        return control + invalid > len(head) * 0.1
 
     def line(self, row: int) -> bytes:
-        end = self.line_starts[row + 1] - 1 if row + 1 < len(self.line_starts) else len(self.data)
+        end = self.line_starts[row + 1] - 1 if row + 1 < len(self.line_starts) else self.data_end
         return self.data[self.line_starts[row] : end]
 
     def lines_text(self, first: int, last: int) -> str:
+        """Rows first..last (inclusive) as text, without the final line break."""
         start = self.line_starts[first]
-        end = self.line_starts[last + 1] - 1 if last + 1 < len(self.line_starts) else len(self.data)
-        return _decode(self.data[start:end])
+        end = self.line_starts[last + 1] - 1 if last + 1 < len(self.line_starts) else self.data_end
+        text = _decode(self.data[start:end])
+        return text[:-1] if text.endswith("\r") else text
 
     def is_blank(self, row: int) -> bool:
         return not self.line(row).strip()
 
     def is_trivial(self, row: int) -> bool:
         return _TRIVIAL_LINE.match(self.line(row)) is not None
+
+    def starts_line(self, node: Node) -> bool:
+        """Whether only whitespace precedes `node` on its first line."""
+        start = node.start_byte
+        return not self.data[self.line_starts[node.start_point.row] : start].strip()
 
     def indent(self, row: int) -> int:
         line = self.line(row)
@@ -244,6 +280,8 @@ class _Definition:
     parent_hint: str = ""
     body: Node | None = None
     doc_node: Node | None = None
+    is_test: bool = False
+    outer: Node | None = None  # the node with its wrappers (export, decorators); set by _place
     container: _Definition | _Scope | None = None
     children: list[_Definition] = field(default_factory=list)
     emitted: bool = True
@@ -282,46 +320,74 @@ class _Captures:
     definitions: list[_Definition] = field(default_factory=list)
     scopes: list[_Scope] = field(default_factory=list)
     calls: dict[int, tuple[int, str, str]] = field(default_factory=dict)  # name start byte → row, name, recv
-    imports: dict[tuple[int, str], tuple[int, list[str]]] = field(default_factory=dict)
+    # (import node start, target) → (first row, last row, imported names)
+    imports: dict[tuple[int, str], tuple[int, int, list[str]]] = field(default_factory=dict)
     sections: dict[int, str] = field(default_factory=dict)  # row → header text
-    trivial_rows: set[int] = field(default_factory=set)
+    skip_rows: set[int] = field(default_factory=set)  # boilerplate: @skip nodes, scope headers and closers
+    comment_rows: set[int] = field(default_factory=set)
+    spans: dict[int, list[int]] = field(default_factory=dict)  # import node start → target byte span
     trees: list[Tree] = field(default_factory=list)  # keeps embedded trees alive with their nodes
     error_rows: list[int] = field(default_factory=list)
     has_error: bool = False
 
 
-def _collect(grammar: _Grammar, tree: Tree, source_file: _SourceFile, captures: _Captures, depth: int) -> None:
+def _collect(
+    grammar: _Grammar, tree: Tree, source_file: _SourceFile, captures: _Captures, depth: int
+) -> None:
     """Run the language's query over `tree` and sort what it captured into `captures`."""
     captures.trees.append(tree)
     root = tree.root_node
     if root.has_error:
         captures.has_error = True
         captures.error_rows.extend(_error_rows(grammar, root))
-    embeds: list[tuple[Node, str]] = []
+    embeds: dict[int, tuple[Node, str | None]] = {}
+    data = source_file.data
+    calls = captures.calls
     for pattern, caps in QueryCursor(grammar.query).matches(root):
-        if "call" in caps:
+        if "call" in caps:  # the most frequent capture by far: keep this branch lean
             names = caps.get("call.name")
             if names:
                 name_node = names[-1]
+                start = name_node.start_byte
                 receiver_nodes = caps.get("call.receiver")
-                receiver = " ".join(_text(receiver_nodes[0]).split()) if receiver_nodes else ""
-                if len(receiver) > MAX_RECEIVER_CHARS:
-                    receiver = receiver[-MAX_RECEIVER_CHARS:]
-                captures.calls.setdefault(
-                    name_node.start_byte, (name_node.start_point.row, _text(name_node), receiver)
-                )
+                if receiver_nodes:
+                    receiver_node = receiver_nodes[0]
+                    receiver = data[receiver_node.start_byte : receiver_node.end_byte].decode(
+                        "utf-8", "replace"
+                    )
+                    if len(receiver) > MAX_RECEIVER_CHARS or "\n" in receiver:
+                        receiver = " ".join(receiver.split())[-MAX_RECEIVER_CHARS:]
+                elif start in calls:
+                    continue
+                else:
+                    receiver = ""
+                if receiver or start not in calls:
+                    name = data[start : name_node.end_byte].decode("utf-8", "replace")
+                    calls[start] = (name_node.start_point.row, name, receiver)
             continue
         if "import" in caps:
             targets = caps.get("import.target")
             if targets:
                 node = caps["import"][0]
-                prefix = grammar.settings[pattern].get("import.prefix") or ""
-                target = prefix + _clean_spec(_text(targets[0]))
-                entry = captures.imports.setdefault((node.start_byte, target), (node.start_point.row, []))
+                settings = grammar.settings[pattern]
+                if settings.get("import.span"):
+                    # one node per path segment: the target is the text they span together
+                    span = captures.spans.setdefault(
+                        node.start_byte, [targets[0].start_byte, targets[-1].end_byte]
+                    )
+                    span[0] = min(span[0], targets[0].start_byte)
+                    span[1] = max(span[1], targets[-1].end_byte)
+                    key = (node.start_byte, "")
+                else:
+                    key = (
+                        node.start_byte,
+                        (settings.get("import.prefix") or "") + _clean_spec(_text(targets[0])),
+                    )
+                entry = captures.imports.setdefault(key, (node.start_point.row, node.end_point.row, []))
                 for name_node in caps.get("import.name", ()):
                     name = _clean_spec(_text(name_node))
-                    if name and name not in entry[1]:
-                        entry[1].append(name)
+                    if name and name not in entry[2]:
+                        entry[2].append(name)
             continue
         kind_key = next((key for key in caps if key in _DEFINITION_KINDS), None)
         if kind_key is not None:
@@ -335,11 +401,12 @@ def _collect(grammar: _Grammar, tree: Tree, source_file: _SourceFile, captures: 
                 _Definition(
                     kind=_DEFINITION_KINDS[kind_key],
                     node=caps[kind_key][0],
-                    name=" ".join(_text(name_nodes[0]).split()),
+                    name=_clean_spec(" ".join(_text(name_nodes[0]).split())),
                     name_key=name_nodes[0].start_byte,
                     parent_hint=_text(parent_nodes[0]) if parent_nodes else "",
                     body=body_nodes[0] if body_nodes else None,
                     doc_node=doc_nodes[0] if doc_nodes else None,
+                    is_test=bool(grammar.settings[pattern].get("definition.test")),
                 )
             )
             continue
@@ -348,10 +415,14 @@ def _collect(grammar: _Grammar, tree: Tree, source_file: _SourceFile, captures: 
             name_nodes = caps.get("name")
             node = caps["scope.type" if typed else "scope"][0]
             captures.scopes.append(_Scope(node, _text(name_nodes[0]) if name_nodes else "", typed))
-            body_nodes = caps.get("body") or [node.child_by_field_name("body")]
-            header_end = body_nodes[0].start_point.row if body_nodes[0] is not None else node.start_point.row
-            captures.trivial_rows.update(range(node.start_point.row, header_end + 1))
-            captures.trivial_rows.add(node.end_point.row)
+            # its header (`impl Foo {`, `module Greeting`) and closing lines are no module code of their own
+            body_nodes = caps.get("body")
+            body = body_nodes[0] if body_nodes else node.child_by_field_name("body")
+            first = node.start_point.row
+            header_end = max(first, body.start_point.row - 1) if body is not None else first
+            captures.skip_rows.update(range(first, header_end + 1))
+            if node.end_point.row > header_end:
+                captures.skip_rows.add(node.end_point.row)
             continue
         if "section" in caps:
             node = caps["section"][0]
@@ -360,25 +431,29 @@ def _collect(grammar: _Grammar, tree: Tree, source_file: _SourceFile, captures: 
             continue
         if "skip" in caps:
             node = caps["skip"][0]
-            captures.trivial_rows.update(range(node.start_point.row, node.end_point.row + 1))
+            captures.skip_rows.update(range(node.start_point.row, node.end_point.row + 1))
             continue
         if "comment" in caps:
             node = caps["comment"][0]
             row = node.start_point.row
-            if node.start_point.column <= source_file.indent(row):
-                captures.trivial_rows.update(range(row, node.end_point.row + 1))
+            if source_file.starts_line(node):
+                captures.comment_rows.update(range(row, node.end_point.row + 1))
             continue
         if "embed.content" in caps:
+            node = caps["embed.content"][0]
             language_nodes = caps.get("embed.language")
-            name = _text(language_nodes[0]) if language_nodes else grammar.settings[pattern].get("embed.language")
-            if name:
-                embeds.append((caps["embed.content"][0], LANGUAGE_ALIASES.get(name.lower(), name.lower())))
+            if language_nodes:  # an explicit lang/type attribute overrides the pattern's default
+                embeds[node.start_byte] = (
+                    node,
+                    LANGUAGE_ALIASES.get(_text(language_nodes[0]).strip().lower()),
+                )
+            elif node.start_byte not in embeds:
+                default = grammar.settings[pattern].get("embed.language")
+                embeds[node.start_byte] = (node, LANGUAGE_ALIASES.get(default or ""))
     if depth == 0:
-        seen: set[int] = set()
-        for node, embedded_language in embeds:
-            if node.start_byte in seen or node.start_byte == node.end_byte:
+        for node, embedded_language in embeds.values():
+            if embedded_language is None or node.start_byte == node.end_byte:
                 continue
-            seen.add(node.start_byte)
             embedded = _grammar(embedded_language)
             if embedded is None:
                 continue
@@ -419,7 +494,7 @@ def _parse_structured(
     tree = _parser(grammar).parse(source_file.data)
     captures = _Captures()
     _collect(grammar, tree, source_file, captures, depth=0)
-    if captures.has_error:
+    if captures.has_error and language not in TEXT_LANGUAGES:
         rows = sorted(set(captures.error_rows))
         where = f"line {rows[0] + 1}" if rows else "a missing token"
         more = f" (and {len(rows) - 1} more)" if len(rows) > 1 else ""
@@ -431,32 +506,41 @@ def _parse_structured(
     emitted = [d for d in definitions if d.emitted]
 
     test_file = is_test_path(path)
-    drafts: list[_Draft] = []
-    for definition in emitted:
-        drafts.append(_definition_draft(definition, source_file, test_file))
+    drafts = [_definition_draft(definition, source_file, test_file) for definition in emitted]
     if drafts:
-        drafts.extend(_module_drafts(path, tree, source_file, captures, emitted))
-        sections: dict[int, str] = {}
-    else:
-        sections = captures.sections
-    if not drafts:
-        drafts.extend(_file_drafts(path, source_file, sections, test_file))
+        drafts.extend(_module_drafts(path, tree, source_file, captures, emitted, test_file))
+    else:  # nothing extractable: the file itself is the chunk (split at sections when long)
+        drafts = _file_drafts(path, source_file, captures.sections, test_file)
 
     chunks = _finish(repo, path, language, drafts)
     call_sites = _call_sites(chunks, captures, source_file)
-    imports = tuple(
-        Import(path=path, target=target, names=tuple(names), line=row + 1)
-        for (_, target), (row, names) in sorted(captures.imports.items(), key=lambda item: item[1][0])
-        if target
-    )
+    imports = _imports(path, captures, source_file)
     return ParsedFile(language, chunks, call_sites, imports, tuple(warnings))
+
+
+def _imports(path: str, captures: _Captures, source_file: _SourceFile) -> tuple[Import, ...]:
+    """Imports in source order; two patterns seeing the same import on one line merge their names."""
+    merged: dict[tuple[int, str], list[str]] = {}
+    for (start, target), (row, _, names) in sorted(
+        captures.imports.items(), key=lambda item: (item[1][0], item[0])
+    ):
+        if not target and start in captures.spans:
+            first, last = captures.spans[start]
+            target = "".join(_decode(source_file.data[first:last]).split())
+        if target:
+            known = merged.setdefault((row, target), [])
+            known.extend(name for name in names if name not in known)
+    return tuple(
+        Import(path=path, target=target, names=tuple(names), line=row + 1)
+        for (row, target), names in merged.items()
+    )
 
 
 def _arrange(captures: _Captures) -> list[_Definition]:
     """Deduplicate definitions, link each to its container, and decide which become chunks."""
     unique: dict[int, _Definition] = {}
-    for definition in sorted(captures.definitions, key=lambda d: (d.start, -d.end)):
-        unique.setdefault(definition.name_key, definition)  # the outermost node naming it wins
+    for definition in sorted(captures.definitions, key=lambda d: (d.start, -d.end, _PRIORITY[d.kind])):
+        unique.setdefault(definition.name_key, definition)  # the outermost, most specific capture wins
     definitions = list(unique.values())
 
     items: list[_Definition | _Scope] = [*definitions, *captures.scopes]
@@ -506,8 +590,17 @@ def _place(definition: _Definition, source_file: _SourceFile) -> None:
     """Line range (with leading comments, decorators and attributes) and doc of a definition."""
     node = definition.node
     outer = node
-    while outer.parent is not None and outer.parent.type in _WRAPPER_TYPES:
-        outer = outer.parent
+    while True:  # climb wrappers: export/decorator nodes, or a parent holding nothing but this definition
+        parent = outer.parent
+        if parent is None or parent.parent is None:
+            break
+        if parent.type not in _WRAPPER_TYPES and (
+            parent.named_child_count != 1
+            or parent.start_point.row != outer.start_point.row
+            or _OPENING_BRACKET.search(source_file.data, parent.start_byte, outer.start_byte) is not None
+        ):
+            break  # a body or block around the definition is not a wrapper of it
+        outer = parent
     start_row = outer.start_point.row
     comments: list[Node] = []
     sibling = outer.prev_named_sibling
@@ -517,7 +610,7 @@ def _place(definition: _Definition, source_file: _SourceFile) -> None:
         if not is_comment and sibling_type not in _ATTRIBUTE_TYPES:
             break
         row = sibling.start_point.row
-        if sibling.start_point.column > source_file.indent(row):
+        if not source_file.starts_line(sibling):
             break  # a trailing comment on a code line belongs to that line
         if is_comment:
             comments.append(sibling)
@@ -526,6 +619,7 @@ def _place(definition: _Definition, source_file: _SourceFile) -> None:
     end_row = node.end_point.row
     if node.end_point.column == 0 and end_row > start_row:
         end_row -= 1
+    definition.outer = outer
     definition.start_row = start_row
     definition.end_row = end_row
     if definition.doc_node is not None:
@@ -558,12 +652,16 @@ def _comment_doc(comments: Iterable[str]) -> str:
 
 
 def _signature(definition: _Definition, source_file: _SourceFile) -> str:
+    """The declaration without its body, on one line: `def f(a: int) -> str`, `export function f()`."""
     node = definition.node
+    outer = definition.outer or node
+    start = outer.start_byte if outer.start_point.row == node.start_point.row else node.start_byte
     body = definition.body or node.child_by_field_name("body")
-    if body is not None and body.start_byte > node.start_byte:
-        text = _decode(source_file.data[node.start_byte : body.start_byte])
+    if body is not None and body.start_byte > start:
+        text = _decode(source_file.data[start : body.start_byte])
     else:
-        text = _decode(source_file.line(node.start_point.row)[node.start_point.column :])
+        row = node.start_point.row
+        text = _decode(source_file.line(row)[start - source_file.line_starts[row] :])
     signature = " ".join(text.split()).rstrip(" {:")
     return signature[:MAX_SIGNATURE_CHARS]
 
@@ -605,7 +703,9 @@ def _definition_draft(definition: _Definition, source_file: _SourceFile, test_fi
         parent=".".join(definition.qualifiers),
         signature=signature,
         doc=definition.doc,
-        is_test=test_file or any(q.lower() in _TEST_QUALIFIERS for q in definition.qualifiers),
+        is_test=test_file
+        or definition.is_test
+        or any(q.lower() in _TEST_QUALIFIERS for q in definition.qualifiers),
     )
 
 
@@ -628,7 +728,12 @@ def _outline(definition: _Definition, members: list[_Definition], source_file: _
 
 
 def _module_drafts(
-    path: str, tree: Tree, source_file: _SourceFile, captures: _Captures, emitted: list[_Definition]
+    path: str,
+    tree: Tree,
+    source_file: _SourceFile,
+    captures: _Captures,
+    emitted: list[_Definition],
+    test_file: bool,
 ) -> list[_Draft]:
     """Lines outside every definition, grouped into runs; runs with nothing but boilerplate are skipped."""
     covered = bytearray(source_file.line_count)
@@ -636,9 +741,11 @@ def _module_drafts(
         covered[definition.start_row : definition.end_row + 1] = b"\x01" * (
             definition.end_row - definition.start_row + 1
         )
-    trivial = captures.trivial_rows
-    for _, (row, _names) in captures.imports.items():
-        trivial.add(row)
+    skip = captures.skip_rows
+    trivial = skip | captures.comment_rows
+    for first_row, last_row, _ in captures.imports.values():
+        trivial.update(range(first_row, last_row + 1))
+    call_rows = {row for row, _, _ in captures.calls.values()}
     drafts: list[_Draft] = []
     statement_rows: list[int] | None = None
     row = 0
@@ -648,26 +755,30 @@ def _module_drafts(
             row += 1
             continue
         first = row
-        meaningful = False
+        meaningful = 0
+        calls = False
         while row < count and not covered[row]:
-            if not meaningful and row not in trivial and not source_file.is_trivial(row):
-                meaningful = True
+            if row not in trivial and not source_file.is_trivial(row):
+                meaningful += 1
+                calls = calls or row in call_rows
             row += 1
-        if not meaningful:
-            continue
+        if meaningful < MIN_MODULE_LINES and not calls:
+            continue  # e.g. a lone `return M` or `module.exports = {…}`: not worth a chunk
         last = row - 1
-        while source_file.is_blank(first):
+        while first in skip or source_file.is_blank(first):
             first += 1
-        while source_file.is_blank(last):
+        while last in skip or source_file.is_blank(last):
             last -= 1
         if last - first + 1 > MAX_PIECE_LINES and statement_rows is None:
             statement_rows = sorted({child.start_point.row for child in tree.root_node.named_children})
         for start, end in _split(first, last, statement_rows or [], source_file):
-            drafts.append(_region_draft(ChunkKind.MODULE, path, start, end, source_file, ""))
+            drafts.append(_region_draft(ChunkKind.MODULE, path, start, end, source_file, "", test_file))
     return drafts
 
 
-def _file_drafts(path: str, source_file: _SourceFile, sections: dict[int, str], test_file: bool) -> list[_Draft]:
+def _file_drafts(
+    path: str, source_file: _SourceFile, sections: dict[int, str], test_file: bool
+) -> list[_Draft]:
     if source_file.line_count == 0:
         return []
     first, last = 0, source_file.line_count - 1
@@ -681,24 +792,25 @@ def _file_drafts(path: str, source_file: _SourceFile, sections: dict[int, str], 
     drafts = []
     for start, end in _split(first, last, section_rows, source_file):
         index = bisect.bisect_left(section_rows, start)
-        header = sections[section_rows[index]] if index < len(section_rows) and section_rows[index] <= end else ""
-        draft = _region_draft(ChunkKind.FILE, path, start, end, source_file, header)
-        draft.is_test = test_file
-        drafts.append(draft)
+        header = (
+            sections[section_rows[index]] if index < len(section_rows) and section_rows[index] <= end else ""
+        )
+        drafts.append(_region_draft(ChunkKind.FILE, path, start, end, source_file, header, test_file))
     return drafts
 
 
 def _region_draft(
-    kind: ChunkKind, path: str, start: int, end: int, source_file: _SourceFile, signature: str
+    kind: ChunkKind, path: str, start: int, end: int, source_file: _SourceFile, signature: str, is_test: bool
 ) -> _Draft:
     return _Draft(
         kind=kind,
-        name=PurePosixPath(path).name,
+        name=path.rpartition("/")[2],
         qualified_name=path,
         start_row=start,
         end_row=end,
         content=source_file.lines_text(start, end),
         signature=signature[:MAX_SIGNATURE_CHARS],
+        is_test=is_test,
     )
 
 
@@ -724,9 +836,9 @@ def _split(first: int, last: int, breaks: list[int], source_file: _SourceFile) -
 
 
 def _file_only(
-    repo: str, path: str, language: str, source_file: _SourceFile, sections: list[int], warnings: list[str]
+    repo: str, path: str, language: str, source_file: _SourceFile, warnings: list[str]
 ) -> ParsedFile:
-    drafts = _file_drafts(path, source_file, dict.fromkeys(sections, ""), is_test_path(path))
+    drafts = _file_drafts(path, source_file, {}, is_test_path(path))
     return ParsedFile(language, _finish(repo, path, language, drafts), (), (), tuple(warnings))
 
 
@@ -760,7 +872,9 @@ def _finish(repo: str, path: str, language: str, drafts: list[_Draft]) -> tuple[
     return tuple(chunks)
 
 
-def _call_sites(chunks: tuple[Chunk, ...], captures: _Captures, source_file: _SourceFile) -> tuple[CallSite, ...]:
+def _call_sites(
+    chunks: tuple[Chunk, ...], captures: _Captures, source_file: _SourceFile
+) -> tuple[CallSite, ...]:
     """Each call, attributed to the innermost chunk whose lines contain it."""
     if not captures.calls or not chunks:
         return ()
@@ -773,5 +887,7 @@ def _call_sites(chunks: tuple[Chunk, ...], captures: _Captures, source_file: _So
     for _, (row, name, receiver) in sorted(captures.calls.items()):
         index = owner[row] if row < len(owner) else -1
         if index >= 0 and name:
-            sites.append(CallSite(caller_id=chunks[index].id, callee_name=name, line=row + 1, receiver=receiver))
+            sites.append(
+                CallSite(caller_id=chunks[index].id, callee_name=name, line=row + 1, receiver=receiver)
+            )
     return tuple(sites)

@@ -157,12 +157,10 @@ class RepoScanner:
         Ignore files are re-read on every walk.
         """
         self.reload()
-        rules: _Rules | None = self._folder_rules("", self._base_rules())
         under = under.strip("/")
-        if under:
-            rules = self._rules_inside(under)
-            if rules is None:
-                return
+        rules = self._rules_inside(under)
+        if rules is None:
+            return
         start = self.root / under if under else self.root
         if not start.is_dir() or not _is_within(start.resolve(), self.root):
             return

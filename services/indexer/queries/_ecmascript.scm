@@ -53,6 +53,16 @@
   function: (identifier) @_require
   arguments: (arguments . (string (string_fragment) @import.target))
   (#eq? @_require "require")) @import
+(lexical_declaration
+  (variable_declarator
+    name: (object_pattern [
+      (shorthand_property_identifier_pattern) @import.name
+      (pair_pattern key: (property_identifier) @import.name)
+    ])
+    value: (call_expression
+      function: (identifier) @_require
+      arguments: (arguments . (string (string_fragment) @import.target))))
+  (#eq? @_require "require")) @import
 (call_expression
   function: (import)
   arguments: (arguments . (string (string_fragment) @import.target))) @import

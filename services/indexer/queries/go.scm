@@ -12,8 +12,8 @@
       ]))
   name: (field_identifier) @name) @definition.method
 
-(type_spec name: (type_identifier) @name type: (struct_type) @body) @definition.class
-(type_spec name: (type_identifier) @name type: (interface_type) @body) @definition.interface
+(type_spec name: (type_identifier) @name type: (struct_type (field_declaration_list) @body)) @definition.class
+(type_spec name: (type_identifier) @name type: (interface_type)) @definition.interface
 (type_spec name: (type_identifier) @name) @definition.type
 (type_alias name: (type_identifier) @name) @definition.type
 
@@ -26,4 +26,7 @@
 (import_spec name: (_)? @import.name path: (_) @import.target) @import
 
 (package_clause) @skip
+; `import (` / `type (` lines: imports and type declarations are chunks of their own or trivial
+(import_declaration) @skip
+(type_declaration) @skip
 (comment) @comment

@@ -46,5 +46,8 @@
 (use_declaration argument: (use_as_clause path: (identifier) @import.target)) @import
 (use_declaration argument: (use_wildcard (_) @import.target "*" @import.name)) @import
 
+; attributes left over when not above a definition (e.g. #[cfg(test)] on a mod block)
+(attribute_item) @skip
+(inner_attribute_item) @skip
 (line_comment) @comment
 (block_comment) @comment

@@ -30,6 +30,7 @@ class CallLog:
 
     async def enter(self, op: str, repo: str, path: str = "") -> None:
         self.calls.append((op, repo, path))
+        number = len(self.calls)
         self.in_flight += 1
         self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
@@ -37,7 +38,7 @@ class CallLog:
                 await self.gate.wait()
             await asyncio.sleep(0)
             if self.fail is not None:
-                error = self.fail(op, len(self.calls))
+                error = self.fail(op, number)
                 if error is not None:
                     raise error
         finally:
@@ -81,7 +82,9 @@ class FakeSearch:
         return sorted(c.id for (r, _), chunks in self.files.items() if r == repo for c in chunks)
 
     def state(self, repo: str = "demo") -> dict[str, tuple[tuple[str, str], ...]]:
-        return {p: tuple((c.id, c.content_hash) for c in cs) for (r, p), cs in self.files.items() if r == repo}
+        return {
+            p: tuple((c.id, c.content_hash) for c in cs) for (r, p), cs in self.files.items() if r == repo
+        }
 
 
 class FakeGraph:
@@ -89,7 +92,9 @@ class FakeGraph:
 
     def __init__(self) -> None:
         self.log = CallLog()
-        self.files: dict[tuple[str, str], tuple[tuple[Symbol, ...], tuple[CallSite, ...], tuple[Import, ...]]] = {}
+        self.files: dict[
+            tuple[str, str], tuple[tuple[Symbol, ...], tuple[CallSite, ...], tuple[Import, ...]]
+        ] = {}
 
     async def replace_file_graph(
         self,
@@ -121,10 +126,13 @@ class FakeGraph:
         return {p: v for (r, p), v in self.files.items() if r == repo}
 
 
-def fail_on_call(n: int, *, ops: tuple[str, ...] = ("upsert", "replace"), error: type[Exception] = SinkFailure
-                 ) -> Callable[[str, int], BaseException | None]:
+def fail_on_call(
+    n: int, *, ops: tuple[str, ...] = ("upsert", "replace"), error: type[Exception] = SinkFailure
+) -> Callable[[str, int], BaseException | None]:
     """Fail exactly the n-th call of the sink (counted over all ops)."""
-    return lambda op, number: error(f"injected failure on call {number}") if number == n and op in ops else None
+    return lambda op, number: (
+        error(f"injected failure on call {number}") if number == n and op in ops else None
+    )
 
 
 def unavailable_always() -> Callable[[str, int], BaseException | None]:
@@ -154,12 +162,21 @@ def fake_parse(repo: str, path: str, source: bytes) -> FakeParsed:
         words = line.split()
         if len(words) >= 2 and words[0] == "def":
             name = words[1].split("(")[0]
-            chunks.append(Chunk(
-                id=xxhash.xxh3_128_hexdigest(f"{repo}|{path}|{name}".encode()), repo=repo, path=path,
-                language="python", kind=ChunkKind.FUNCTION, name=name, qualified_name=name,
-                start_line=number, end_line=number, content=line,
-                content_hash=xxhash.xxh3_64_hexdigest(line.encode()),
-            ))
+            chunks.append(
+                Chunk(
+                    id=xxhash.xxh3_128_hexdigest(f"{repo}|{path}|{name}".encode()),
+                    repo=repo,
+                    path=path,
+                    language="python",
+                    kind=ChunkKind.FUNCTION,
+                    name=name,
+                    qualified_name=name,
+                    start_line=number,
+                    end_line=number,
+                    content=line,
+                    content_hash=xxhash.xxh3_64_hexdigest(line.encode()),
+                )
+            )
         elif len(words) >= 2 and words[0] == "call" and chunks:
             calls.append(CallSite(chunks[-1].id, words[1], number))
         elif len(words) >= 2 and words[0] == "import":
@@ -167,10 +184,13 @@ def fake_parse(repo: str, path: str, source: bytes) -> FakeParsed:
     return FakeParsed("python", tuple(chunks), tuple(calls), tuple(imports))
 
 
-def keep_imports(imports: Sequence[Import], language: str, files: frozenset[str], go_module: str | None
-                 ) -> Sequence[Import]:
+def keep_imports(
+    imports: Sequence[Import], language: str, files: frozenset[str], go_module: str | None
+) -> Sequence[Import]:
     return [
-        Import(i.path, i.target, i.target if i.target in files else "", i.target not in files, i.names, i.line)
+        Import(
+            i.path, i.target, i.target if i.target in files else "", i.target not in files, i.names, i.line
+        )
         for i in imports
     ]
 
@@ -192,7 +212,10 @@ def touch_later(path: Path) -> None:
 
 
 def module_text(index: int) -> str:
-    return f"def func_{index}(x):\n    call helper_{index % 7}\n\ndef helper_{index}(y):\n    call func_{index}\n"
+    return (
+        f"def func_{index}(x):\n    call helper_{index % 7}\n\n"
+        f"def helper_{index}(y):\n    call func_{index}\n"
+    )
 
 
 def make_repo(root: Path, files: int, *, per_dir: int = 100) -> list[str]:
@@ -214,16 +237,31 @@ class Rig:
     name: str = "demo"
 
 
-async def make_rig(root: Path, db: Path, *, search: FakeSearch | None = None, graph: FakeGraph | None = None,
-                   **config: object) -> Rig:
+async def make_rig(
+    root: Path,
+    db: Path,
+    *,
+    search: FakeSearch | None = None,
+    graph: FakeGraph | None = None,
+    **config: object,
+) -> Rig:
     manifest = SqliteManifest(db)
     search = search or FakeSearch()
     graph = graph or FakeGraph()
-    defaults: dict[str, object] = {"send_attempts": 1, "retry_initial_seconds": 0.0, "progress_interval_seconds": 0.01}
+    defaults: dict[str, object] = {
+        "send_attempts": 1,
+        "retry_initial_seconds": 0.0,
+        "progress_interval_seconds": 0.01,
+    }
     defaults.update(config)
     engine = IndexerEngine(
-        manifest, search, graph, config=EngineConfig(**defaults),  # type: ignore[arg-type]
-        parse=fake_parse, resolve_imports=keep_imports, watch_debounce_ms=50,
+        manifest,
+        search,
+        graph,
+        config=EngineConfig(**defaults),  # type: ignore[arg-type]
+        parse=fake_parse,
+        resolve_imports=keep_imports,
+        watch_debounce_ms=50,
     )
     await engine.register_repo(str(root), "demo")
     return Rig(engine, manifest, search, graph, root)

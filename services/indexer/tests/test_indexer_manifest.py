@@ -93,8 +93,12 @@ def test_plan_reads_only_new_changed_and_pending_files_and_deletes_vanished() ->
         "pending.py": FileRecord("pending.py", 100, 10, "h3", 1, FileStatus.PENDING),
         "gone.py": FileRecord("gone.py", 100, 10, "h4", 1),
     }
-    scanned = [ScannedFile("same.py", 100, 10), ScannedFile("edited.py", 200, 10),
-               ScannedFile("pending.py", 100, 10), ScannedFile("new.py", 5, 5)]
+    scanned = [
+        ScannedFile("same.py", 100, 10),
+        ScannedFile("edited.py", 200, 10),
+        ScannedFile("pending.py", 100, 10),
+        ScannedFile("new.py", 5, 5),
+    ]
     plan = plan_run(scanned, recorded, full=False)
     by_path = {c.file.path: c for c in plan.candidates}
     assert set(by_path) == {"edited.py", "pending.py", "new.py"}
@@ -102,7 +106,11 @@ def test_plan_reads_only_new_changed_and_pending_files_and_deletes_vanished() ->
     assert by_path["pending.py"].force and by_path["new.py"].force
     assert plan.unchanged == 1 and plan.vanished == ("gone.py",)
     assert {c.file.path for c in plan_run(scanned, recorded, full=True).candidates} == {
-        "same.py", "edited.py", "pending.py", "new.py"}
+        "same.py",
+        "edited.py",
+        "pending.py",
+        "new.py",
+    }
 
 
 def test_dirty_paths_lists_new_modified_deleted_and_pending() -> None:
@@ -112,8 +120,12 @@ def test_dirty_paths_lists_new_modified_deleted_and_pending() -> None:
         "del.py": FileRecord("del.py", 1, 1, "h", 1),
         "pend.py": FileRecord("pend.py", 1, 1, "h", 1, FileStatus.PENDING),
     }
-    scanned = [ScannedFile("same.py", 1, 1), ScannedFile("mod.py", 1, 2), ScannedFile("new.py", 1, 1),
-               ScannedFile("pend.py", 1, 1)]
+    scanned = [
+        ScannedFile("same.py", 1, 1),
+        ScannedFile("mod.py", 1, 2),
+        ScannedFile("new.py", 1, 1),
+        ScannedFile("pend.py", 1, 1),
+    ]
     assert dirty_paths(scanned, recorded) == ["del.py", "mod.py", "new.py", "pend.py"]
 
 

@@ -1,4 +1,4 @@
-"""The memory files on disk: one folder per namespace (a repo, or the global one), written atomically under a lock.
+"""The memory files on disk: one folder per namespace (a repo, or global), written atomically under a lock.
 
 Layout under the memory root:
 
@@ -140,7 +140,8 @@ class MemoryFolder:
         self.repo = repo
         name = folder_name(repo)
         self.path = root / "global" if repo == GLOBAL_REPO else root / "repos" / name
-        self._lock = _FolderLock.for_path(root / ".locks" / f"{'global' if repo == GLOBAL_REPO else name}.lock")
+        lock_name = "global" if repo == GLOBAL_REPO else name
+        self._lock = _FolderLock.for_path(root / ".locks" / f"{lock_name}.lock")
 
     @contextlib.contextmanager
     def lock(self) -> Iterator[None]:
@@ -301,8 +302,9 @@ def read_memory(path: Path, *, repo: str, source: Source, mtime_ns: int | None =
         mtime_ns = path.stat().st_mtime_ns
     parsed = parse_memory_text(text)
     fallback = datetime.fromtimestamp(mtime_ns / 1e9, tz=UTC).replace(microsecond=0)
-    return build_memory(parsed.fields, memory_id=memory_id, repo=repo, body=parsed.body, source=source,
-                        fallback_time=fallback)
+    return build_memory(
+        parsed.fields, memory_id=memory_id, repo=repo, body=parsed.body, source=source, fallback_time=fallback
+    )
 
 
 __all__ = [

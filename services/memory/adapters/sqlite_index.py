@@ -1,7 +1,7 @@
 """SQLite FTS5 index of memory files (the embedded store; rebuilt from the files whenever needed).
 
-Text is indexed as `kit.text.code_words` output with `_`/`$` kept inside tokens, so `validateUserInput`,
-`validate_user_input` and "validate user input" all meet on the same words, as in code search.
+Text is indexed as `kit.text.code_words` output with the tokenizer code search uses (porter stemming over
+unicode61), so `validateUserInput`, `validate_user_input` and "validates user input" meet on the same words.
 Visibility and status rules mirror `domain/scope.py`; a memory listed in another memory's `supersedes`
 counts as superseded (that is how read-only Claude Code memories are retired).
 """
@@ -37,19 +37,23 @@ CREATE TABLE IF NOT EXISTS memories (
 );
 CREATE INDEX IF NOT EXISTS memories_path ON memories(path);
 CREATE INDEX IF NOT EXISTS memories_updated ON memories(ns, updated);
+CREATE INDEX IF NOT EXISTS memories_fingerprint ON memories(ns, fingerprint);
 CREATE TABLE IF NOT EXISTS supersedes (
   ns TEXT NOT NULL, target_id TEXT NOT NULL, by_id TEXT NOT NULL, PRIMARY KEY (ns, target_id, by_id)
 );
-CREATE TABLE IF NOT EXISTS tombstones (ns TEXT NOT NULL, fingerprint TEXT NOT NULL, PRIMARY KEY (ns, fingerprint));
+CREATE TABLE IF NOT EXISTS tombstones (
+  ns TEXT NOT NULL, fingerprint TEXT NOT NULL, PRIMARY KEY (ns, fingerprint)
+);
 CREATE TABLE IF NOT EXISTS usage (
   ns TEXT NOT NULL, id TEXT NOT NULL, count INTEGER NOT NULL, last_used REAL NOT NULL, PRIMARY KEY (ns, id)
 );
 CREATE TABLE IF NOT EXISTS usage_files (ns TEXT PRIMARY KEY, mtime_ns INTEGER NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts USING fts5(
-  name, description, body, related, tokenize = "unicode61 remove_diacritics 2 tokenchars '_$'"
+  name, description, body, related, tokenize = 'porter unicode61 remove_diacritics 2'
 );
 """
 
+_TABLES = ("memories", "files", "tombstones", "usage", "usage_files", "supersedes")
 # bm25 weights for name, description, body, related files/symbols.
 BM25 = "bm25(memory_fts, 4.0, 2.0, 1.0, 2.0)"
 
@@ -93,9 +97,19 @@ class SqliteMemoryIndex:
                 "INSERT INTO memories(ns, id, path, class, scope, status, branch, user, confidence, "
                 "fingerprint, updated, tokens, doc) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                 (
-                    ns, memory.id, path, memory.memory_class.value, memory.scope.value, memory.status.value,
-                    memory.branch, memory.user, memory.confidence, memory.fingerprint,
-                    memory.updated.timestamp(), tokens, json.dumps(_to_doc(memory), default=str),
+                    ns,
+                    memory.id,
+                    path,
+                    memory.memory_class.value,
+                    memory.scope.value,
+                    memory.status.value,
+                    memory.branch,
+                    memory.user,
+                    memory.confidence,
+                    memory.fingerprint,
+                    memory.updated.timestamp(),
+                    tokens,
+                    json.dumps(_to_doc(memory), default=str),
                 ),
             )
             rowid = cursor.lastrowid
@@ -133,7 +147,8 @@ class SqliteMemoryIndex:
         with self._lock, self._transaction():
             self._db.execute("DELETE FROM tombstones WHERE ns = ?", (ns,))
             self._db.executemany(
-                "INSERT INTO tombstones(ns, fingerprint) VALUES (?, ?)", [(ns, fp) for fp in sorted(fingerprints)]
+                "INSERT INTO tombstones(ns, fingerprint) VALUES (?, ?)",
+                [(ns, fp) for fp in sorted(fingerprints)],
             )
 
     # --- queries -------------------------------------------------------------------------------
@@ -147,6 +162,13 @@ class SqliteMemoryIndex:
         if row is None:
             return None
         return IndexedMemory(_from_doc(row[0], row[1]), row[2], row[3])
+
+    def paths_with_fingerprint(self, ns: str, fingerprint: str) -> list[str]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT path FROM memories WHERE ns = ? AND fingerprint = ?", (ns, fingerprint)
+            ).fetchall()
+        return [row[0] for row in rows]
 
     def search(self, flt: MemoryFilter, terms: list[str], limit: int) -> list[Candidate]:
         where, args = _filter_sql(flt)
@@ -167,9 +189,12 @@ class SqliteMemoryIndex:
                     f"WHERE {where} ORDER BY m.updated DESC, m.id LIMIT ?",
                     (*args, limit),
                 ).fetchall()
-        return [Candidate(_from_doc(doc, eff), max(0.0, rel), tokens, uses) for doc, eff, tokens, rel, uses in rows]
+        return [
+            Candidate(_from_doc(doc, eff), max(0.0, rel), tokens, uses)
+            for doc, eff, tokens, rel, uses in rows
+        ]
 
-    def list(self, flt: MemoryFilter, limit: int) -> list[Memory]:
+    def list_memories(self, flt: MemoryFilter, limit: int) -> list[Memory]:
         where, args = _filter_sql(flt)
         with self._lock:
             rows = self._db.execute(
@@ -180,16 +205,6 @@ class SqliteMemoryIndex:
         return [_from_doc(doc, eff) for doc, eff in rows]
 
     # --- usage ---------------------------------------------------------------------------------
-    def add_use(self, keys: list[tuple[str, str]], when: float) -> None:
-        if not keys:
-            return
-        with self._lock, self._transaction():
-            self._db.executemany(
-                "INSERT INTO usage(ns, id, count, last_used) VALUES (?, ?, 1, ?) "
-                "ON CONFLICT(ns, id) DO UPDATE SET count = count + 1, last_used = max(last_used, excluded.last_used)",
-                [(ns, memory_id, when) for ns, memory_id in keys],
-            )
-
     def usage(self, ns: str) -> dict[str, tuple[int, float]]:
         with self._lock:
             rows = self._db.execute("SELECT id, count, last_used FROM usage WHERE ns = ?", (ns,)).fetchall()
@@ -217,12 +232,12 @@ class SqliteMemoryIndex:
     def drop_namespace(self, ns: str) -> None:
         with self._lock, self._transaction():
             self._delete_rows("ns = ?", (ns,))
-            for table in ("files", "tombstones", "usage", "usage_files", "supersedes"):
+            for table in _TABLES:
                 self._db.execute(f"DELETE FROM {table} WHERE ns = ?", (ns,))  # noqa: S608
 
     def clear(self) -> None:
         with self._lock, self._transaction():
-            for table in ("memory_fts", "memories", "files", "tombstones", "usage", "usage_files", "supersedes"):
+            for table in (*_TABLES, "memory_fts"):
                 self._db.execute(f"DELETE FROM {table}")  # noqa: S608
 
     def close(self) -> None:
@@ -289,7 +304,15 @@ def _to_doc(memory: Memory) -> dict[str, Any]:
     }
 
 
+_TYPES = {e.value: e for e in MemoryType}
+_CLASSES = {e.value: e for e in MemoryClass}
+_SCOPES = {e.value: e for e in Scope}
+_STATUSES = {e.value: e for e in Status}
+_SOURCES = {e.value: e for e in Source}
+
+
 def _from_doc(doc: str, effective_status: str) -> Memory:
+    """A memory from its stored JSON (dict lookups, not Enum(...): this runs for every recall candidate)."""
     data = json.loads(doc)
     return Memory(
         id=data["id"],
@@ -297,10 +320,10 @@ def _from_doc(doc: str, effective_status: str) -> Memory:
         name=data["name"],
         description=data["description"],
         body=data["body"],
-        type=MemoryType(data["type"]),
-        memory_class=MemoryClass(data["class"]),
-        scope=Scope(data["scope"]),
-        status=Status(effective_status),
+        type=_TYPES[data["type"]],
+        memory_class=_CLASSES[data["class"]],
+        scope=_SCOPES[data["scope"]],
+        status=_STATUSES[effective_status],
         pinned=data["pinned"],
         confidence=data["confidence"],
         fingerprint=data["fingerprint"],
@@ -311,7 +334,7 @@ def _from_doc(doc: str, effective_status: str) -> Memory:
         branch=data["branch"],
         user=data["user"],
         session=data["session"],
-        source=Source(data["source"]),
+        source=_SOURCES[data["source"]],
         created=datetime.fromisoformat(data["created"]),
         updated=datetime.fromisoformat(data["updated"]),
     )

@@ -54,7 +54,8 @@ class MemoryWatcher:
             if not paths:
                 self._stop.wait(1.0)
                 continue
-            last_idle = time.monotonic()
+            # The first timeout after the watch is set up re-syncs, catching edits made while it was starting.
+            last_idle = float("-inf")
             try:
                 for changes in watch(
                     *paths,

@@ -1,1 +1,1 @@
-"""Memory domain: the memory record, its defaults, frontmatter, ranking, budgets and lifecycle plans. No I/O."""
+"""Memory domain: the record and its defaults, frontmatter, ranking, budgets, lifecycle plans. No I/O."""

@@ -1,4 +1,4 @@
-"""Memory files: markdown with a YAML frontmatter block. Parsing validates field by field; rendering is stable.
+"""Memory files: markdown with a YAML frontmatter block. Parsing checks field by field; rendering is stable.
 
 ```
 ---
@@ -91,7 +91,8 @@ def split_document(text: str) -> tuple[dict[str, Any] | None, str]:
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise FrontmatterError("frontmatter", f"must be a mapping of keys to values, not a {type(data).__name__}")
+        kind = type(data).__name__
+        raise FrontmatterError("frontmatter", f"must be a mapping of keys to values, not a {kind}")
     for key in data:
         if not isinstance(key, str):
             raise FrontmatterError("frontmatter", f"key {key!r} is not a string")
@@ -107,6 +108,7 @@ def parse_memory_text(text: str) -> ParsedFile:
 
 def parse_fields(data: dict[str, Any]) -> MemoryFields:
     """Typed, validated fields from a frontmatter mapping; absent or null keys stay None/empty."""
+
     def get(key: str) -> Any:
         return data.get(key)
 
@@ -159,8 +161,9 @@ def render_memory(memory: Memory) -> str:
     data["created"] = _format_time(memory.created)
     data["updated"] = _format_time(memory.updated)
     data.update({k: v for k, v in memory.extra.items() if k not in KNOWN_KEYS})
-    header = yaml.dump(data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False,
-                       width=1000)
+    header = yaml.dump(
+        data, Dumper=_Dumper, sort_keys=False, allow_unicode=True, default_flow_style=False, width=1000
+    )
     return f"{DELIMITER}\n{header}{DELIMITER}\n\n{memory.body.strip()}\n"
 
 
@@ -171,7 +174,7 @@ def _format_time(value: datetime) -> str:
 def _text(value: Any, field: str) -> str | None:
     if value is None:
         return None
-    if isinstance(value, bool) or isinstance(value, (dict, list)):
+    if isinstance(value, (bool, dict, list)):
         raise FrontmatterError(field, f"must be text, not {type(value).__name__}")
     if isinstance(value, (int, float, date)):
         return str(value)
@@ -188,9 +191,7 @@ def _enum(value: Any, field: str, enum: type[Any]) -> Any:
     try:
         return enum(value.strip().lower())
     except ValueError:
-        raise FrontmatterError(
-            field, f"'{value}' is not one of {', '.join(e.value for e in enum)}"
-        ) from None
+        raise FrontmatterError(field, f"'{value}' is not one of {', '.join(e.value for e in enum)}") from None
 
 
 def _bool(value: Any, field: str) -> bool | None:

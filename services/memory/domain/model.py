@@ -166,11 +166,13 @@ def build_memory(
             scope = Scope.PROJECT
     body = body.strip()
     created = fields.created or fallback_time
+    name = (fields.name or "").strip() or memory_id
+    description = (fields.description or "").strip() or first_line(body)
     return Memory(
         id=memory_id,
         repo=repo,
-        name=(fields.name or "").strip() or memory_id,
-        description=(fields.description or "").strip() or first_line(body),
+        name=name,
+        description=description,
         body=body,
         type=memory_type,
         memory_class=memory_class,
@@ -180,7 +182,7 @@ def build_memory(
         confidence=1.0 if fields.confidence is None else fields.confidence,
         # The stored fingerprint is informational: identity is always recomputed from the content, so a
         # hand edit that forgets to update it cannot make two different notes look like duplicates.
-        fingerprint=content_fingerprint(fields.name or "", fields.description or "", body),
+        fingerprint=content_fingerprint(name, description, body),
         supersedes=fields.supersedes,
         reason=fields.reason,
         related_files=fields.related_files,

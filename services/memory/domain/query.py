@@ -5,13 +5,16 @@ from __future__ import annotations
 from kit.text import code_words
 from services.memory.domain.model import Memory
 
-# Words that carry no topic in a prompt; dropped from queries (the index keeps them).
+# Words that carry no topic in a prompt (function words and the generic verbs of coding requests: "add",
+# "change", "write"…); dropped from queries, the index keeps them.
 STOPWORDS = frozenset(
     """a an and are as at be been but by can could did do does doing for from had has have how i if in into
     is it its just me my no not of on or our please should so than that the their them then there these
     they this those to too us was we were what when where which while who whom why will with would you your
     shall may might must let lets about again also any all some such only own same very here each other
-    get got make made use used using want need tell show give""".split()
+    get got make made use used using want need tell show give
+    add change write put go goes still work works try know think look see like say says happen happens
+    happened way thing things something anything""".split()  # noqa: SIM905
 )
 MAX_QUERY_TERMS = 32
 

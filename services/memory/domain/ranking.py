@@ -50,12 +50,13 @@ class RankingWeights:
     use_weight: float = 0.10
     use_saturation: int = 20  # uses beyond this add nothing
     pinned_bonus: float = 1.1
-    # Matches scoring below this fraction of the best match are noise for a hook.
-    min_relative_relevance: float = 0.3
+    # Matches scoring below this fraction of the best match are noise for a hook (0.3 → 0.5 → 0.6 measured
+    # on bench/: precision 0.45 → 0.66 → 0.78, recall 0.90 → 0.85 → 0.84).
+    min_relative_relevance: float = 0.5
 
 
 def rank(candidates: list[Candidate], now: datetime, weights: RankingWeights | None = None) -> list[Scored]:
-    """Candidates best first, one per fingerprint, weak matches dropped. Ties break on id for stable output."""
+    """Candidates best first, one per fingerprint, weak matches dropped; ties break on id (stable output)."""
     weights = weights or RankingWeights()
     if not candidates:
         return []

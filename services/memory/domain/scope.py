@@ -33,7 +33,6 @@ def is_visible(memory: Memory, viewer: Viewer) -> bool:
     return not (memory.memory_class is MemoryClass.WORKING and memory.user and memory.user != viewer.user)
 
 
-
 @dataclass(frozen=True, slots=True)
 class MemoryFilter:
     """What recall and list may return: visible to `viewer`, of these classes (empty: all), active only

@@ -83,7 +83,9 @@ class _RepoMatrix:
             setattr(self, name, new)
         self.capacity = capacity
 
-    def put(self, chunk_id: str, vector: Vector, path_code: int, language: int, kind: int, is_test: bool) -> None:
+    def put(
+        self, chunk_id: str, vector: Vector, path_code: int, language: int, kind: int, is_test: bool
+    ) -> None:
         row = self.row_of.get(chunk_id)
         if row is not None:
             self.rows_of_path[int(self.path_code[row])].discard(row)
@@ -149,7 +151,9 @@ class NumpyVectorIndex:
     def _load(self) -> None:
         rows = self._db.execute("SELECT repo, chunk_id, path, language, kind, is_test, vector FROM vectors")
         for repo, chunk_id, path, language, kind, is_test, blob in rows:
-            self._put_memory(repo, chunk_id, path, language, kind, bool(is_test), np.frombuffer(blob, np.float32))
+            self._put_memory(
+                repo, chunk_id, path, language, kind, bool(is_test), np.frombuffer(blob, np.float32)
+            )
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
@@ -225,7 +229,10 @@ class NumpyVectorIndex:
     def _write_rows(self, prepared: list[tuple[VectorEntry, Vector]]) -> None:
         self._db.executemany(
             "INSERT OR REPLACE INTO vectors VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [(e.repo, e.chunk_id, e.path, e.language, e.kind, int(e.is_test), v.tobytes()) for e, v in prepared],
+            [
+                (e.repo, e.chunk_id, e.path, e.language, e.kind, int(e.is_test), v.tobytes())
+                for e, v in prepared
+            ],
         )
 
     def _write_memory(self, prepared: list[tuple[VectorEntry, Vector]]) -> None:
@@ -265,8 +272,12 @@ class NumpyVectorIndex:
         fresh = _RepoMatrix(self._dim)
         for chunk_id, row in old.row_of.items():
             fresh.put(
-                chunk_id, old.matrix[row], int(old.path_code[row]), int(old.language[row]),
-                int(old.kind[row]), bool(old.is_test[row]),
+                chunk_id,
+                old.matrix[row],
+                int(old.path_code[row]),
+                int(old.language[row]),
+                int(old.kind[row]),
+                bool(old.is_test[row]),
             )
         self._repos[repo] = fresh
 

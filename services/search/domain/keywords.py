@@ -17,13 +17,21 @@ MAX_QUERY_WORDS = 24
 BODY_CHARS = 20_000
 
 # Words that match nearly every chunk and carry no intent. Dropped from queries only.
+# fmt: off
 STOPWORDS = frozenset(
-    """a an and are as at be by can do does for from has have how i in into is it its me my of on or our
-    please show should that the their them then there these this those to us was we what when where which
-    who why will with you your code find self cls""".split()
+    [
+        "a", "an", "and", "are", "as", "at", "be", "by", "can", "do", "does", "for", "from", "has",
+        "have", "how", "i", "in", "into", "is", "it", "its", "me", "my", "of", "on", "or", "our",
+        "please", "show", "should", "that", "the", "their", "them", "then", "there", "these", "this",
+        "those", "to", "us", "was", "we", "what", "when", "where", "which", "who", "why", "will",
+        "with", "you", "your", "code", "find", "self", "cls"
+    ]
 )
+# fmt: on
 
-_TEST_WORDS = frozenset({"test", "tests", "testing", "spec", "specs", "unittest", "pytest", "fixture", "fixtures"})
+_TEST_WORDS = frozenset(
+    {"test", "tests", "testing", "spec", "specs", "unittest", "pytest", "fixture", "fixtures"}
+)
 _DOC_WORDS = frozenset({"doc", "docs", "documentation", "readme", "guide", "markdown", "changelog"})
 _DOC_LANGUAGES = frozenset({"markdown", "md", "rst", "text", "txt", "asciidoc", "org"})
 _NON_WORD = re.compile(r"[_$]+")
@@ -66,7 +74,9 @@ def asks_for_docs(query: str) -> bool:
 
 
 def is_doc_chunk(chunk: Chunk) -> bool:
-    return chunk.language.lower() in _DOC_LANGUAGES or chunk.path.lower().endswith((".md", ".rst", ".txt", ".adoc"))
+    return chunk.language.lower() in _DOC_LANGUAGES or chunk.path.lower().endswith(
+        (".md", ".rst", ".txt", ".adoc")
+    )
 
 
 def chunk_fields(chunk: Chunk) -> dict[str, str]:

@@ -109,7 +109,9 @@ class PendingEmbedding:
     text: str
 
     def entry(self, vector: Vector) -> VectorEntry:
-        return VectorEntry(self.chunk_id, self.repo, self.path, self.language, self.kind, self.is_test, vector)
+        return VectorEntry(
+            self.chunk_id, self.repo, self.path, self.language, self.kind, self.is_test, vector
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,3 +165,15 @@ class BackfillProgress:
     seconds: float = 0.0
     last_error: str = ""
     recent: list[float] = field(default_factory=list)
+
+
+def path_dirs(path: str) -> list[str]:
+    """Directory prefixes of a path, each ending in "/": "a/b/c.py" → ["a/", "a/b/"]. Stored by server
+    backends so a path-prefix filter can be an exact-match filter on a directory."""
+    parts = path.split("/")[:-1]
+    return ["/".join(parts[: i + 1]) + "/" for i in range(len(parts))]
+
+
+def prefix_directory(prefix: str) -> str:
+    """The longest directory a prefix certainly lies in ("src/sea" → "src/"); "" when none."""
+    return prefix[: prefix.rfind("/") + 1]

@@ -21,6 +21,8 @@ RRF_K = 60
 CANDIDATES_PER_SIGNAL = 50
 
 TEST_PENALTY = 0.5
+# Tests (docs) when the query asks for tests (docs): "tests for the parser" wants the tests first.
+WANTED_BOOST = 1.5
 DOC_PENALTY = 0.6
 LONG_CHUNK_LINES = 120
 LONG_CHUNK_FLOOR = 0.6
@@ -73,7 +75,9 @@ def reciprocal_rank_fusion(
     for rank, hit in enumerate(keyword, start=1):
         if hit.chunk_id in signals:
             continue  # a backend returned a duplicate; the first rank stands
-        signals[hit.chunk_id] = SignalScores(keyword_rank=rank, keyword_score=hit.score, fused=1.0 / (k + rank))
+        signals[hit.chunk_id] = SignalScores(
+            keyword_rank=rank, keyword_score=hit.score, fused=1.0 / (k + rank)
+        )
     seen_vector: set[str] = set()
     for rank, hit in enumerate(vector, start=1):
         if hit.chunk_id in seen_vector:
@@ -93,10 +97,10 @@ def reciprocal_rank_fusion(
 def adjustment(chunk: Chunk, intent: QueryIntent) -> float:
     """Multiplier for a chunk given the query: name/path matches up, tests/docs/very long chunks down."""
     factor = 1.0
-    if chunk.is_test and not intent.wants_tests:
-        factor *= TEST_PENALTY
-    if is_doc_chunk(chunk) and not intent.wants_docs:
-        factor *= DOC_PENALTY
+    if chunk.is_test:
+        factor *= WANTED_BOOST if intent.wants_tests else TEST_PENALTY
+    if is_doc_chunk(chunk):
+        factor *= WANTED_BOOST if intent.wants_docs else DOC_PENALTY
     lines = max(1, chunk.end_line - chunk.start_line + 1)
     if lines > LONG_CHUNK_LINES:
         factor *= max(LONG_CHUNK_FLOOR, (LONG_CHUNK_LINES / lines) ** 0.5)
@@ -106,8 +110,8 @@ def adjustment(chunk: Chunk, intent: QueryIntent) -> float:
         factor *= EXACT_NAME_BOOST
     else:
         name_words = {normalise(w) for w in split_identifier(chunk.name)}
-        if name in intent.words and len(intent.words) <= 3:
-            factor *= EXACT_NAME_BOOST  # a short query that is just the name ("tokenize", "Parser")
+        if intent.words == {name}:
+            factor *= EXACT_NAME_BOOST  # the query is just the name ("tokenize", "Parser")
         elif len(name_words) > 1 and name_words <= intent.words:
             factor *= NAME_WORDS_BOOST
     if intent.paths:

@@ -15,8 +15,14 @@ from services.search.domain.model import SymbolMatch
 
 FUZZY_THRESHOLD = 0.5
 _KIND_ORDER = {
-    ChunkKind.CLASS: 0, ChunkKind.INTERFACE: 0, ChunkKind.FUNCTION: 1, ChunkKind.METHOD: 1, ChunkKind.ENUM: 2,
-    ChunkKind.TYPE: 2, ChunkKind.MODULE: 3, ChunkKind.FILE: 4,
+    ChunkKind.CLASS: 0,
+    ChunkKind.INTERFACE: 0,
+    ChunkKind.FUNCTION: 1,
+    ChunkKind.METHOD: 1,
+    ChunkKind.ENUM: 2,
+    ChunkKind.TYPE: 2,
+    ChunkKind.MODULE: 3,
+    ChunkKind.FILE: 4,
 }
 
 
@@ -61,15 +67,21 @@ def query_word_prefixes(name: str, length: int = 4, limit: int = 6) -> list[str]
 
 
 def _order_key(chunk: Chunk) -> tuple[int, int, int, str, int]:
-    return (int(chunk.is_test), _KIND_ORDER.get(chunk.kind, 5), chunk.path.count("/"), chunk.path, chunk.start_line)
+    return (
+        int(chunk.is_test),
+        _KIND_ORDER.get(chunk.kind, 5),
+        chunk.path.count("/"),
+        chunk.path,
+        chunk.start_line,
+    )
 
 
 def select_symbols(name: str, candidates: Iterable[Chunk], match: SymbolMatch, limit: int) -> list[Chunk]:
     unique = {c.id: c for c in candidates}.values()
     if match is SymbolMatch.EXACT:
         found = [c for c in unique if name in (c.name, c.qualified_name)]
-        # A qualified-name hit is more specific than a short-name one.
-        found.sort(key=lambda c: (c.qualified_name != name, *_order_key(c)))
+        # Implementation before tests; then a qualified-name hit is more specific than a short-name one.
+        found.sort(key=lambda c: (c.is_test, c.qualified_name != name, *_order_key(c)))
     elif match is SymbolMatch.PREFIX:
         prefix = name.lower()
         found = [c for c in unique if c.name.lower().startswith(prefix)]

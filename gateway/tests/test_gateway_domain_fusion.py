@@ -1,0 +1,167 @@
+import pytest
+
+from gateway.domain.assembly import CandidateReason
+from gateway.domain.fusion import (
+    RRF_K,
+    WEIGHTS,
+    CommunitySummary,
+    HubSummary,
+    Neighbour,
+    architecture_overview,
+    fuse_candidates,
+    mentions_tests,
+    missing_content_ids,
+    to_code_candidates,
+)
+from gateway.domain.routing import RouteName, classify
+from kit.domain import Chunk, ChunkKind, Symbol
+
+
+def chunk(
+    cid: str, path: str = "src/a.py", content: str = "x = 1\n", is_test: bool = False, line: int = 1
+) -> Chunk:
+    return Chunk(
+        id=cid,
+        repo="acme",
+        path=path,
+        language="python",
+        kind=ChunkKind.FUNCTION,
+        name=cid,
+        qualified_name=cid,
+        start_line=line,
+        end_line=line + 1,
+        content=content,
+        content_hash="h",
+        is_test=is_test,
+    )
+
+
+def symbol(sid: str, path: str = "src/s.py") -> Symbol:
+    return Symbol(
+        id=sid, path=path, name=sid, qualified_name=sid, kind=ChunkKind.FUNCTION, start_line=1, end_line=2
+    )
+
+
+def test_weights_cover_every_non_skip_route_and_source():
+    assert set(WEIGHTS) == set(RouteName) - {RouteName.SKIP}
+    for weights in WEIGHTS.values():
+        assert set(weights) == set(CandidateReason)
+
+
+def test_score_is_the_weighted_reciprocal_rank_sum():
+    fused = fuse_candidates("lookup", search=[chunk("a"), chunk("b")], seeds=[chunk("b")])
+    scores = {c.id: c.score for c in fused}
+    assert scores["a"] == pytest.approx(1.0 / (RRF_K + 1))
+    assert scores["b"] == pytest.approx(1.0 / (RRF_K + 2) + 1.1 / (RRF_K + 1))
+    assert [c.id for c in fused] == ["b", "a"]
+    assert fused[0].reason is CandidateReason.SEED  # 1.1/11 from the seed beats 1/12 from search
+    assert fused[0].sources == (CandidateReason.SEED, CandidateReason.SEARCH)
+
+
+def test_flow_prefers_the_seed_and_its_call_tree_over_search():
+    kwargs = dict(
+        search=[chunk("s1"), chunk("s2"), chunk("s3")],
+        seeds=[chunk("seed")],
+        callers=[Neighbour(chunk("caller1")), Neighbour(chunk("caller2"), depth=2)],
+        callees=[Neighbour(chunk("callee1"))],
+    )
+    flow = [c.id for c in fuse_candidates("flow", **kwargs)]
+    lookup = [c.id for c in fuse_candidates("lookup", **kwargs)]
+    assert flow[:3] == ["seed", "caller1", "callee1"]
+    assert lookup[:2] == ["seed", "s1"]
+    assert flow.index("caller2") > flow.index("caller1")  # depth 2 counts half
+
+
+def test_bug_ranks_seed_and_search_first_then_callers_above_callees():
+    fused = fuse_candidates(
+        "bug",
+        callers=[Neighbour(chunk("caller"))],
+        callees=[Neighbour(chunk("callee"))],
+        search=[chunk("hit")],
+        seeds=[chunk("seed")],
+    )
+    assert [c.id for c in fused] == ["seed", "hit", "caller", "callee"]
+
+
+def test_architecture_uses_hubs():
+    fused = fuse_candidates("architecture", hubs=[symbol("hub1"), symbol("hub2")], search=[chunk("s")])
+    assert [c.id for c in fused] == ["hub1", "hub2", "s"]
+    assert fused[0].reason is CandidateReason.HUB
+
+
+def test_tests_are_ranked_down_unless_the_prompt_is_about_tests():
+    search = [chunk("test_x", "tests/test_a.py", is_test=True), chunk("impl")]
+    assert [c.id for c in fuse_candidates("lookup", search=search)] == ["impl", "test_x"]
+    assert [c.id for c in fuse_candidates("lookup", search=search, prefer_tests=True)] == ["test_x", "impl"]
+    assert mentions_tests("write tests for the parser") and mentions_tests("fix conftest")
+    assert not mentions_tests("where is the latest config")
+
+
+def test_active_files_lift_candidates_in_them():
+    search = [chunk("far", "src/far.py"), chunk("near", "src/open.py")]
+    fused = fuse_candidates("bug", search=search, active_files=["./src/open.py"])
+    assert [c.id for c in fused] == ["near", "far"]
+    assert CandidateReason.ACTIVE_FILE in fused[0].sources
+
+
+def test_active_chunks_become_candidates():
+    fused = fuse_candidates("lookup", active_chunks=[chunk("cursor")])
+    assert [(c.id, c.reason) for c in fused] == [("cursor", CandidateReason.ACTIVE_FILE)]
+
+
+def test_skip_route_and_zero_limit_fuse_nothing():
+    assert fuse_candidates(classify("thanks"), search=[chunk("a")]) == []
+    assert fuse_candidates("lookup", search=[chunk("a")], limit=0) == []
+
+
+def test_ties_break_deterministically():
+    one = fuse_candidates(
+        "lookup", callers=[Neighbour(chunk("b", "src/b.py"))], callees=[Neighbour(chunk("a", "src/a.py"))]
+    )
+    two = fuse_candidates(
+        "lookup", callees=[Neighbour(chunk("a", "src/a.py"))], callers=[Neighbour(chunk("b", "src/b.py"))]
+    )
+    assert one == two
+    assert [c.id for c in one] == ["b", "a"]  # equal scores: caller before callee
+
+
+def test_symbols_and_content_less_chunks_need_fetching_and_the_text_wins_when_merged():
+    empty = chunk("e", content="")
+    fused = fuse_candidates("flow", seeds=[symbol("sym"), empty], callers=[Neighbour(chunk("full"))])
+    assert set(missing_content_ids(fused)) == {"sym", "e"}
+    fetched = {"sym": chunk("sym", content="def sym(): ...\n")}
+    candidates = to_code_candidates(fused, fetched)
+    assert [c.chunk.id for c in candidates] == ["sym", "full"]  # "e" has no text anywhere: left out
+    merged = fuse_candidates(
+        "lookup", seeds=[chunk("x", content="")], search=[chunk("x", content="def x(): ...\n")]
+    )
+    assert merged[0].has_content
+
+
+def test_limit_keeps_the_best():
+    fused = fuse_candidates("lookup", search=[chunk(f"c{i}") for i in range(50)], limit=5)
+    assert [c.id for c in fused] == ["c0", "c1", "c2", "c3", "c4"]
+
+
+def test_architecture_overview_lists_largest_areas_and_hubs():
+    text = architecture_overview(
+        [
+            CommunitySummary("kit", 50, ("kit",), ("count_tokens",)),
+            CommunitySummary(
+                "services/search", 400, ("services/search", "services/search/adapters"), ("Engine.search",)
+            ),
+            CommunitySummary("", 3, ()),
+        ],
+        [HubSummary("count_tokens", "kit/tokens.py", 20, in_degree=48, out_degree=1, community="kit")],
+        max_communities=2,
+    )
+    assert text == (
+        "Areas of the code (call-graph communities, 3 in total, 453 symbols):\n"
+        "- services/search (400 symbols) in services/search, services/search/adapters; "
+        "central: Engine.search\n"
+        "- kit (50 symbols); central: count_tokens\n"
+        "- 1 smaller areas (3 symbols)\n"
+        "Most connected symbols:\n"
+        "- count_tokens (kit/tokens.py:20): 48 callers, 1 callee, in kit"
+    )
+    assert architecture_overview([], []) == ""

@@ -1,0 +1,173 @@
+import statistics
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from gateway.domain.routing import Route, RouteName, classify, extract_seeds, resolve_follow_up
+from gateway.domain.sanitize import sanitize_prompt
+
+PROMPTS = Path(__file__).resolve().parents[1] / "domain" / "data" / "routing_prompts.yaml"
+
+
+def _labelled() -> list[tuple[str, dict]]:
+    data = yaml.safe_load(PROMPTS.read_text())
+    return [(split, case) for split, cases in data.items() for case in cases]
+
+
+def _route(prompt: str) -> Route:
+    return classify(sanitize_prompt(prompt).text)
+
+
+def test_labelled_set_is_large_and_covers_every_route():
+    cases = [case for _, case in _labelled()]
+    assert len(cases) >= 150
+    assert {case["route"] for case in cases} == {r.value for r in RouteName}
+    assert sum(1 for case in cases if case.get("follow_up")) >= 20
+
+
+def test_route_accuracy_on_the_labelled_set_is_at_least_90_percent():
+    cases = _labelled()
+    misses = [
+        (case["prompt"], case["route"], route.name.value)
+        for _, case in cases
+        if (route := _route(case["prompt"])).name != case["route"]
+    ]
+    accuracy = 1 - len(misses) / len(cases)
+    assert accuracy >= 0.9, misses
+
+
+@pytest.mark.parametrize("split", ["holdout", "holdout_2", "holdout_3", "holdout_4"])
+def test_each_holdout_split_stays_above_90_percent(split):
+    cases = [case for s, case in _labelled() if s == split]
+    correct = sum(_route(case["prompt"]).name == case["route"] for case in cases)
+    assert correct / len(cases) >= 0.9
+
+
+def test_no_prompt_that_needs_context_is_skipped():
+    false_skips = [
+        case["prompt"]
+        for _, case in _labelled()
+        if case["route"] != "skip" and _route(case["prompt"]).name is RouteName.SKIP
+    ]
+    assert false_skips == []
+
+
+def test_content_free_replies_are_follow_ups_not_skips():
+    for _, case in _labelled():
+        if case.get("follow_up"):
+            route = _route(case["prompt"])
+            assert route.follow_up, case["prompt"]
+            assert route.name is RouteName.LOOKUP
+            assert route.seeds == ()
+
+
+@pytest.mark.parametrize(
+    ("prompt", "expected"),
+    [
+        ("thanks!", RouteName.SKIP),
+        ("ok thanks", RouteName.SKIP),
+        ("ok", RouteName.LOOKUP),
+        ("yes thanks", RouteName.LOOKUP),  # "yes" answers a question: keep working
+        ("thanks, now add a --json flag", RouteName.LOOKUP),
+        ("hey, who calls parse_config?", RouteName.FLOW),
+        ("🙏", RouteName.SKIP),
+        ("/clear", RouteName.SKIP),
+        ("/init", RouteName.ARCHITECTURE),
+        ("/fix-issue 42", RouteName.BUG),
+        ("what does the stack trace say", RouteName.BUG),
+        ("trace the request path", RouteName.FLOW),
+    ],
+)
+def test_hand_checked_routes(prompt, expected):
+    assert classify(prompt).name is expected
+
+
+def test_thin_bug_report_is_a_follow_up_with_its_own_intent():
+    route = classify("still broken")
+    assert route.name is RouteName.BUG and route.follow_up
+
+
+def test_default_lookup_has_middling_confidence_and_says_why():
+    route = classify("the checkout page")
+    assert route.name is RouteName.LOOKUP
+    assert route.confidence == 0.5
+    assert route.reasons == ("no specific intent: default lookup",)
+
+
+def test_seeds_include_identifiers_paths_quoted_and_call_shaped_names_in_prompt_order():
+    seeds = extract_seeds("why does `Loader` in src/config/load.py call parse_config() and readFile twice?")
+    assert seeds == ("Loader", "src/config/load.py", "parse_config", "readFile")
+
+
+def test_seeds_skip_urls_abbreviations_and_everyday_tech_words():
+    seeds = extract_seeds(
+        "e.g. see https://github.com/x/y.py — on macOS with GitHub and JavaScript, fix user_id"
+    )
+    assert seeds == ("user_id",)
+
+
+def test_path_seeds_drop_line_numbers_and_at_mentions():
+    route = classify("look at @gateway/http.py:120 and kit/tokens.py")
+    assert route.path_seeds == ("gateway/http.py", "kit/tokens.py")
+    assert route.symbol_seeds == ()
+
+
+def test_seeds_from_a_pasted_traceback_come_from_its_summary():
+    prompt = (
+        "Traceback (most recent call last):\n"
+        '  File "app/server.py", line 40, in run\n'
+        "    cfg = load()\n"
+        "KeyError: 'PORT'"
+    )
+    route = _route(prompt)
+    assert route.name is RouteName.BUG
+    assert "app/server.py" in route.seeds and "KeyError" in route.seeds
+
+
+def test_kind_words_name_their_symbol():
+    assert extract_seeds("the tokenize function and class Indexer") == ("tokenize", "Indexer")
+
+
+def test_follow_up_takes_the_previous_topic():
+    previous = classify("who calls normalize_path?")
+    resolved = resolve_follow_up(classify("continue"), previous)
+    assert resolved.name is RouteName.FLOW
+    assert resolved.seeds == ("normalize_path",)
+    assert resolved.follow_up
+
+
+def test_thin_intent_keeps_its_route_but_takes_the_previous_seeds():
+    previous = classify("where is parse_config defined")
+    resolved = resolve_follow_up(classify("still broken"), previous)
+    assert resolved.name is RouteName.BUG
+    assert resolved.seeds == ("parse_config",)
+
+
+def test_follow_up_without_history_or_after_a_skip_is_unchanged():
+    route = classify("yes")
+    assert resolve_follow_up(route, None) == route
+    assert resolve_follow_up(route, classify("thanks")) == route
+    content = classify("who calls x_y")
+    assert resolve_follow_up(content, classify("where is a_b")) == content
+
+
+def test_classify_p99_is_under_a_millisecond():
+    prompts = [sanitize_prompt(case["prompt"]).text for _, case in _labelled()]
+    prompts.append(
+        sanitize_prompt("please look at " + "the parser and LoaderThing in src/a/b.py " * 200).text
+    )
+    for prompt in prompts:
+        classify(prompt)  # warm up
+    timings = []
+    for prompt in prompts:
+        runs = []
+        for _ in range(5):
+            started = time.perf_counter()
+            classify(prompt)
+            runs.append(time.perf_counter() - started)
+        timings.append(statistics.median(runs))  # the median of 5 shrugs off a scheduler hiccup
+    timings.sort()
+    p99 = timings[int(len(timings) * 0.99)]
+    assert p99 < 0.001, f"p99 {p99 * 1e6:.0f} µs"

@@ -1,0 +1,78 @@
+"""Observe: a session's prompts become branch-scoped working memory, pruned per session, expired when idle."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from services.memory.domain.errors import InvalidField
+from services.memory.domain.model import MemoryClass, Scope
+from services.memory.engine import EngineConfig, MemoryEngine, Observation, RecallQuery
+
+REPO = "shop"
+
+
+def observe(engine: MemoryEngine, prompt: str, session: str = "s-1", **kwargs: Any) -> int:
+    kwargs.setdefault("branch", "main")
+    kwargs.setdefault("user", "ann")
+    return engine.observe(Observation(repo=REPO, session_id=session, prompt=prompt, **kwargs))
+
+
+def working_files(root: Path) -> list[str]:
+    return sorted(p.stem for p in (root / "repos" / REPO).glob("working-*.md"))
+
+
+def test_observation_is_branch_scoped_working_memory_of_its_user(engine: MemoryEngine) -> None:
+    assert (
+        observe(engine, "why does the checkout total drift?", route="bug", hit_paths=("shop/total.py",)) == 1
+    )
+    [memory] = engine.list_memories(REPO, branch="main", user="ann")
+    assert (memory.memory_class, memory.scope, memory.branch) == (MemoryClass.WORKING, Scope.BRANCH, "main")
+    assert memory.related_files == ("shop/total.py",) and memory.session == "s-1"
+
+    def found(branch: str, user: str) -> int:
+        query = RecallQuery(
+            repo=REPO, query="checkout total drift", branch=branch, user=user, record_use=False
+        )
+        result = engine.recall(query)
+        return len(result.memories)
+
+    assert found(branch="main", user="ann") == 1
+    assert found(branch="dev", user="ann") == 0
+    assert found(branch="main", user="bob") == 0
+
+
+def test_only_the_last_n_observations_of_a_session_are_kept(
+    make_engine: Callable[..., MemoryEngine], memory_root: Path, clock: Any
+) -> None:
+    engine = make_engine(config=EngineConfig(working_keep=3))
+    kept = []
+    for i in range(6):
+        kept.append(observe(engine, f"prompt number {i}"))
+        clock.advance(seconds=10)
+    assert kept == [1, 2, 3, 3, 3, 3]
+    assert len(working_files(memory_root)) == 3
+    bodies = sorted(m.body for m in engine.list_memories(REPO, branch="main", user="ann"))
+    assert bodies == ["prompt number 3", "prompt number 4", "prompt number 5"]
+    assert observe(engine, "other session", session="s-2") == 1  # sessions are pruned separately
+    assert len(working_files(memory_root)) == 4
+
+
+def test_idle_sessions_expire(
+    make_engine: Callable[..., MemoryEngine], memory_root: Path, clock: Any
+) -> None:
+    engine = make_engine()
+    observe(engine, "old session prompt", session="old")
+    clock.advance(days=4)
+    observe(engine, "new session prompt", session="new")
+    assert [m.body for m in engine.list_memories(REPO, branch="main", user="ann")] == ["new session prompt"]
+    assert len(working_files(memory_root)) == 1
+
+
+def test_empty_prompt_writes_nothing_and_session_id_is_required(engine: MemoryEngine) -> None:
+    assert observe(engine, "   ") == 0
+    with pytest.raises(InvalidField, match="session_id"):
+        observe(engine, "hello", session="")

@@ -1,0 +1,306 @@
+"""Keyword index on a Meilisearch server (team deployments), through the official `meilisearch` client.
+
+Two indexes: `<prefix>chunks` (one document per chunk: the chunk's fields plus code-aware word fields
+from domain.keywords) and `<prefix>files` (one per file, so file counts are exact). Settings are set
+explicitly at start-up. Every write waits for its task and fails loudly if the task failed, so a read
+after a write sees it. Filter values are always quoted and escaped (`filter_value`), and the query
+text is only ever plain code words, so nothing a user types becomes filter or query syntax.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import meilisearch
+import xxhash
+from meilisearch.errors import MeilisearchApiError
+
+from kit.domain import Chunk, ChunkKind
+from services.search.domain.keywords import chunk_fields
+from services.search.domain.model import (
+    FileCounts,
+    ScoredId,
+    SearchFilters,
+    SymbolMatch,
+    TestFilter,
+    path_dirs,
+    prefix_directory,
+)
+from services.search.domain.symbols import query_word_prefixes
+
+TASK_TIMEOUT_MS = 120_000
+_PREFIX_OVERFETCH = 4
+_CHUNK_FIELDS = (
+    "id",
+    "repo",
+    "path",
+    "language",
+    "kind",
+    "name",
+    "qualified_name",
+    "parent",
+    "start_line",
+    "end_line",
+    "signature",
+    "doc",
+    "content",
+    "content_hash",
+    "is_test",
+)
+
+CHUNK_SETTINGS: dict[str, Any] = {
+    # Order matters: the `attribute` ranking rule prefers matches in earlier attributes.
+    "searchableAttributes": ["names", "path_words", "signature_words", "doc_words", "body_words"],
+    "filterableAttributes": [
+        "doc_id",
+        "repo",
+        "path",
+        "path_dirs",
+        "language",
+        "kind",
+        "is_test",
+        "name",
+        "qualified_name",
+    ],
+    "sortableAttributes": ["path", "start_line"],
+    "displayedAttributes": ["*"],
+    "rankingRules": ["words", "typo", "proximity", "attribute", "sort", "exactness"],
+    # Identifiers and paths must match as written: "parse" must not find "parser" by typo.
+    "typoTolerance": {
+        "enabled": True,
+        "disableOnAttributes": ["names", "path_words", "signature_words"],
+        "minWordSizeForTypos": {"oneTypo": 5, "twoTypos": 9},
+    },
+    "separatorTokens": ["_", "::", "->", "$", "#"],
+    "stopWords": [],
+    "pagination": {"maxTotalHits": 1_000_000},
+}
+FILE_SETTINGS: dict[str, Any] = {
+    "searchableAttributes": ["path"],
+    "filterableAttributes": ["repo", "path"],
+    "pagination": {"maxTotalHits": 1_000_000},
+}
+
+
+def filter_value(value: str | int | bool) -> str:
+    """A Meilisearch filter literal: booleans and ints bare, strings double-quoted with \\ and " escaped."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def _eq(field: str, value: str | int | bool) -> str:
+    return f"{field} = {filter_value(value)}"
+
+
+def _in(field: str, values: Sequence[str]) -> str:
+    return f"{field} IN [{', '.join(filter_value(v) for v in values)}]"
+
+
+def _doc_id(repo: str, chunk_id: str) -> str:
+    # Meilisearch ids allow [A-Za-z0-9_-] only; chunk ids are free-form.
+    return xxhash.xxh3_128_hexdigest(f"{repo}\x00{chunk_id}".encode())
+
+
+def _file_id(repo: str, path: str) -> str:
+    return xxhash.xxh3_128_hexdigest(f"{repo}\x00{path}".encode())
+
+
+def search_filter(repo: str, filters: SearchFilters) -> str:
+    clauses = [_eq("repo", repo)]
+    if filters.languages:
+        clauses.append(_in("language", sorted(filters.languages)))
+    if filters.kinds:
+        clauses.append(_in("kind", sorted(str(k) for k in filters.kinds)))
+    directory = prefix_directory(filters.path_prefix)
+    if directory:
+        clauses.append(_eq("path_dirs", directory))
+    if filters.tests is TestFilter.EXCLUDE:
+        clauses.append(_eq("is_test", False))
+    elif filters.tests is TestFilter.ONLY:
+        clauses.append(_eq("is_test", True))
+    return " AND ".join(clauses)
+
+
+def _to_chunk(doc: dict[str, Any]) -> Chunk:
+    return Chunk(
+        id=doc["id"],
+        repo=doc["repo"],
+        path=doc["path"],
+        language=doc["language"],
+        kind=ChunkKind(doc["kind"]),
+        name=doc["name"],
+        qualified_name=doc["qualified_name"],
+        parent=doc.get("parent", ""),
+        start_line=int(doc["start_line"]),
+        end_line=int(doc["end_line"]),
+        signature=doc.get("signature", ""),
+        doc=doc.get("doc", ""),
+        content=doc.get("content", ""),
+        content_hash=doc.get("content_hash", ""),
+        is_test=bool(doc.get("is_test", False)),
+    )
+
+
+class MeilisearchKeywordIndex:
+    backend = "meilisearch"
+
+    def __init__(
+        self,
+        url: str,
+        api_key: str | None = None,
+        index_prefix: str = "reporecall_",
+        timeout_seconds: int = 30,
+    ) -> None:
+        self._client = meilisearch.Client(url, api_key, timeout=timeout_seconds)
+        self._chunks = self._client.index(f"{index_prefix}chunks")
+        self._files = self._client.index(f"{index_prefix}files")
+        self._ensure(self._chunks, "doc_id", CHUNK_SETTINGS)
+        self._ensure(self._files, "file_id", FILE_SETTINGS)
+
+    def _ensure(self, index: meilisearch.index.Index, primary_key: str, settings: dict[str, Any]) -> None:
+        try:
+            self._client.get_index(index.uid)
+        except MeilisearchApiError as exc:
+            if exc.code != "index_not_found":
+                raise
+            self._wait(self._client.create_index(index.uid, {"primaryKey": primary_key}))
+        self._wait(index.update_settings(settings))
+
+    def _wait(self, task_info: Any) -> dict[str, Any]:
+        task = self._client.wait_for_task(task_info.task_uid, timeout_in_ms=TASK_TIMEOUT_MS)
+        if task.status != "succeeded":
+            raise RuntimeError(f"Meilisearch task {task.uid} ({task.type}) {task.status}: {task.error}")
+        return task.details or {}
+
+    # --- writes ------------------------------------------------------------------------------------
+
+    def _document(self, chunk: Chunk) -> dict[str, Any]:
+        fields = chunk_fields(chunk)
+        doc: dict[str, Any] = {
+            "doc_id": _doc_id(chunk.repo, chunk.id),
+            **{name: getattr(chunk, name) for name in _CHUNK_FIELDS},
+            "kind": str(chunk.kind),
+            "path_dirs": path_dirs(chunk.path),
+            "names": fields["names"],
+            "path_words": fields["path"],
+            "signature_words": fields["signature"],
+            "doc_words": fields["doc"],
+            "body_words": fields["body"],
+        }
+        return doc
+
+    def replace_file(self, repo: str, path: str, chunks: Sequence[Chunk]) -> int:
+        docs = [self._document(c) for c in chunks]
+        # New documents first (same ids replace), then the file's others: never an empty file in between.
+        if docs:
+            self._wait(self._chunks.add_documents(docs, primary_key="doc_id"))
+        orphan_filter = f"{_eq('repo', repo)} AND {_eq('path', path)}"
+        if docs:
+            orphan_filter += f" AND NOT {_in('doc_id', [d['doc_id'] for d in docs])}"
+        self._wait(self._chunks.delete_documents(filter=orphan_filter))
+        if docs:
+            file_doc = {"file_id": _file_id(repo, path), "repo": repo, "path": path, "chunks": len(docs)}
+            self._wait(self._files.add_documents([file_doc], primary_key="file_id"))
+        else:
+            self._wait(self._files.delete_documents(filter=f"{_eq('repo', repo)} AND {_eq('path', path)}"))
+        return len(docs)
+
+    def delete_files(self, repo: str, paths: Sequence[str]) -> int:
+        paths = sorted(set(paths))
+        if not paths:
+            return 0
+        where = f"{_eq('repo', repo)} AND {_in('path', paths)}"
+        details = self._wait(self._chunks.delete_documents(filter=where))
+        self._wait(self._files.delete_documents(filter=where))
+        return int(details.get("deletedDocuments") or 0)
+
+    def delete_repo(self, repo: str) -> int:
+        details = self._wait(self._chunks.delete_documents(filter=_eq("repo", repo)))
+        self._wait(self._files.delete_documents(filter=_eq("repo", repo)))
+        return int(details.get("deletedDocuments") or 0)
+
+    # --- reads -------------------------------------------------------------------------------------
+
+    def search(self, repo: str, words: Sequence[str], filters: SearchFilters, limit: int) -> list[ScoredId]:
+        if not words or limit <= 0:
+            return []
+        exact_prefix = filters.path_prefix == prefix_directory(filters.path_prefix)
+        result = self._chunks.search(
+            " ".join(words),
+            {
+                "filter": search_filter(repo, filters),
+                "limit": limit if exact_prefix else limit * _PREFIX_OVERFETCH,
+                "attributesToRetrieve": ["id", "path"],
+                "showRankingScore": True,
+                "matchingStrategy": "frequency",
+            },
+        )
+        hits = [
+            ScoredId(h["id"], float(h.get("_rankingScore", 0.0)))
+            for h in result["hits"]
+            if h["path"].startswith(filters.path_prefix)
+        ]
+        return hits[:limit]
+
+    def get_chunks(self, repo: str, ids: Sequence[str]) -> list[Chunk]:
+        unique = list(dict.fromkeys(ids))
+        out: list[Chunk] = []
+        for lo in range(0, len(unique), 500):
+            part = unique[lo : lo + 500]
+            result = self._chunks.get_documents(
+                {
+                    "filter": _in("doc_id", [_doc_id(repo, i) for i in part]),
+                    "limit": len(part),
+                    "fields": list(_CHUNK_FIELDS),
+                }
+            )
+            out.extend(_to_chunk(dict(doc)) for doc in result.results)
+        return out
+
+    def symbol_candidates(self, repo: str, name: str, match: SymbolMatch, limit: int) -> list[Chunk]:
+        base = _eq("repo", repo)
+        if match is SymbolMatch.EXACT:
+            flt = f"{base} AND ({_eq('name', name)} OR {_eq('qualified_name', name)})"
+            result = self._chunks.search(
+                "", {"filter": flt, "limit": limit, "attributesToRetrieve": list(_CHUNK_FIELDS)}
+            )
+            return [_to_chunk(h) for h in result["hits"]]
+        if match is SymbolMatch.PREFIX:
+            # The whole identifier is one indexed word; Meilisearch prefix-matches the last query word.
+            queries = [name.lower().replace("_", "").replace("$", "")]
+        else:
+            queries = query_word_prefixes(name)
+        found: dict[str, Chunk] = {}
+        for q in queries:
+            if not q:
+                continue
+            result = self._chunks.search(
+                q,
+                {
+                    "filter": base,
+                    "limit": limit,
+                    "attributesToSearchOn": ["names"],
+                    "attributesToRetrieve": list(_CHUNK_FIELDS),
+                    "matchingStrategy": "all",
+                },
+            )
+            for hit in result["hits"]:
+                found.setdefault(hit["id"], _to_chunk(hit))
+        return list(found.values())
+
+    def counts(self, repo: str) -> FileCounts:
+        flt = _eq("repo", repo) if repo else None
+        # Page-based pagination makes totalHits exhaustive (up to pagination.maxTotalHits).
+        params: dict[str, Any] = {"hitsPerPage": 1, "page": 1, "attributesToRetrieve": ["repo"]}
+        if flt:
+            params["filter"] = flt
+        chunks = self._chunks.search("", params)
+        files = self._files.search("", params)
+        return FileCounts(files=int(files.get("totalHits", 0)), chunks=int(chunks.get("totalHits", 0)))
+
+    def close(self) -> None:
+        return None

@@ -1,0 +1,159 @@
+"""Embedding cache and backfill backlog, in one SQLite file beside the service's other data.
+
+The cache is keyed by a hash of (model, embedded text), so unchanged code is never embedded twice,
+whatever its chunk id, and a model change never reuses foreign vectors. The backlog survives restarts:
+a chunk stays pending until its vector is in the vector index.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+import numpy as np
+
+from services.search.domain.model import PendingEmbedding, Vector
+
+MAX_ATTEMPTS = 3
+_MAX_PARAMS = 500
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS cache (key TEXT PRIMARY KEY, vector BLOB NOT NULL) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS pending (
+    repo TEXT NOT NULL,
+    chunk_id TEXT NOT NULL,
+    path TEXT NOT NULL,
+    language TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    is_test INTEGER NOT NULL,
+    content_hash TEXT NOT NULL,
+    key TEXT NOT NULL,
+    text TEXT NOT NULL,
+    enqueued REAL NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    last_error TEXT NOT NULL DEFAULT '',
+    PRIMARY KEY (repo, chunk_id)
+);
+CREATE INDEX IF NOT EXISTS pending_by_file ON pending (repo, path);
+CREATE INDEX IF NOT EXISTS pending_by_age ON pending (attempts, enqueued);
+"""
+
+
+class SqliteEmbeddingStore:
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=30)
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(_SCHEMA)
+        self._lock = threading.RLock()
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            self._db.execute("COMMIT")
+
+    def cached(self, keys: Sequence[str]) -> dict[str, Vector]:
+        unique = list(dict.fromkeys(keys))
+        found: dict[str, Vector] = {}
+        with self._lock:
+            for lo in range(0, len(unique), _MAX_PARAMS):
+                part = unique[lo : lo + _MAX_PARAMS]
+                rows = self._db.execute(
+                    f"SELECT key, vector FROM cache WHERE key IN ({','.join('?' * len(part))})", part
+                )
+                found.update((key, np.frombuffer(blob, dtype=np.float32)) for key, blob in rows)
+        return found
+
+    def put_cached(self, items: Sequence[tuple[str, Vector]]) -> None:
+        with self._transaction() as db:
+            db.executemany(
+                "INSERT OR REPLACE INTO cache VALUES (?, ?)",
+                [(key, np.asarray(v, dtype=np.float32).tobytes()) for key, v in items],
+            )
+
+    def replace_pending(self, repo: str, path: str, pending: Sequence[tuple[str, PendingEmbedding]]) -> None:
+        now = time.time()
+        with self._transaction() as db:
+            db.execute("DELETE FROM pending WHERE repo = ? AND path = ?", (repo, path))
+            db.executemany(
+                "INSERT OR REPLACE INTO pending (repo, chunk_id, path, language, kind, is_test, content_hash,"
+                " key, text, enqueued) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (
+                        p.repo,
+                        p.chunk_id,
+                        p.path,
+                        p.language,
+                        p.kind,
+                        int(p.is_test),
+                        p.content_hash,
+                        key,
+                        p.text,
+                        now,
+                    )
+                    for key, p in pending
+                ],
+            )
+
+    def next_pending(self, limit: int) -> list[tuple[str, PendingEmbedding]]:
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT key, chunk_id, repo, path, language, kind, is_test, content_hash, text FROM pending"
+                " WHERE attempts < ? ORDER BY attempts, enqueued LIMIT ?",
+                (MAX_ATTEMPTS, limit),
+            ).fetchall()
+        return [
+            (key, PendingEmbedding(cid, repo, path, language, kind, bool(test), chash, text))
+            for key, cid, repo, path, language, kind, test, chash, text in rows
+        ]
+
+    def complete(self, done: Sequence[tuple[str, PendingEmbedding]]) -> list[tuple[str, PendingEmbedding]]:
+        still: list[tuple[str, PendingEmbedding]] = []
+        with self._transaction() as db:
+            for key, item in done:
+                removed = db.execute(
+                    "DELETE FROM pending WHERE repo = ? AND chunk_id = ? AND key = ?",
+                    (item.repo, item.chunk_id, key),
+                ).rowcount
+                if removed:
+                    still.append((key, item))
+        return still
+
+    def fail(self, items: Sequence[tuple[str, PendingEmbedding]], error: str) -> None:
+        with self._transaction() as db:
+            db.executemany(
+                "UPDATE pending SET attempts = attempts + 1, last_error = ?"
+                " WHERE repo = ? AND chunk_id = ? AND key = ?",
+                [(error[:500], item.repo, item.chunk_id, key) for key, item in items],
+            )
+
+    def delete_files(self, repo: str, paths: Sequence[str]) -> None:
+        with self._transaction() as db:
+            db.executemany("DELETE FROM pending WHERE repo = ? AND path = ?", [(repo, p) for p in paths])
+
+    def delete_repo(self, repo: str) -> None:
+        with self._transaction() as db:
+            db.execute("DELETE FROM pending WHERE repo = ?", (repo,))
+
+    def backlog(self, repo: str) -> int:
+        with self._lock:
+            if repo:
+                row = self._db.execute("SELECT COUNT(*) FROM pending WHERE repo = ?", (repo,)).fetchone()
+            else:
+                row = self._db.execute("SELECT COUNT(*) FROM pending").fetchone()
+        return int(row[0])
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()

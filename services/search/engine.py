@@ -1,0 +1,349 @@
+"""SearchEngine: the service's use cases over the ports. Synchronous and thread-safe.
+
+Writes (upsert/delete) are serialised by one lock so the keyword index, the vector index and the
+embedding backlog move together; reads take no lock. Keywords are written synchronously; a chunk's
+vector comes from the cache at once when its text was embedded before, otherwise the chunk joins the
+backlog that `start()`'s background thread embeds in batches.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, replace
+
+import structlog
+import xxhash
+
+from kit.domain import Chunk
+from services.search.domain.embedding_text import embedding_text
+from services.search.domain.keywords import query_words
+from services.search.domain.model import (
+    BackfillProgress,
+    IndexStats,
+    InvalidRequest,
+    PendingEmbedding,
+    ScoredId,
+    SearchFilters,
+    SearchMode,
+    SearchResult,
+    SymbolMatch,
+    Vector,
+    VectorEntry,
+)
+from services.search.domain.ranking import CANDIDATES_PER_SIGNAL, QueryIntent, rank, reciprocal_rank_fusion
+from services.search.domain.symbols import select_symbols
+from services.search.ports import Embedder, EmbeddingStore, KeywordIndex, VectorIndex
+
+log = structlog.get_logger("search.engine")
+
+MAX_LIMIT = 200
+MAX_QUERY_CHARS = 4000
+SYMBOL_CANDIDATES = 400
+
+
+@dataclass(frozen=True)
+class EngineOptions:
+    backfill_batch: int = 32
+    # How long the backfill waits after an embedding failure before retrying.
+    retry_seconds: float = 5.0
+    query_cache_size: int = 512
+    candidates_per_signal: int = CANDIDATES_PER_SIGNAL
+
+
+class SearchEngine:
+    def __init__(
+        self,
+        keyword: KeywordIndex,
+        vector: VectorIndex | None = None,
+        embedder: Embedder | None = None,
+        store: EmbeddingStore | None = None,
+        options: EngineOptions | None = None,
+        query_embedder: Embedder | None = None,
+    ) -> None:
+        if (vector is None) != (embedder is None) or (vector is not None and store is None):
+            raise ValueError("vectors need a vector index, an embedder and an embedding store together")
+        self.keyword = keyword
+        self.vector = vector
+        self.embedder = embedder
+        # Query embedding may use its own session so a busy backfill never delays a search.
+        self.query_embedder = query_embedder or embedder
+        self.store = store
+        self.options = options or EngineOptions()
+        self.progress = BackfillProgress()
+        self._write_lock = threading.RLock()
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._idle = threading.Event()
+        self._idle.set()
+        self._query_cache: OrderedDict[str, Vector] = OrderedDict()
+        self._query_cache_lock = threading.Lock()
+        self._parallel = ThreadPoolExecutor(max_workers=4, thread_name_prefix="search-signal")
+        self._listeners: list[Callable[[int], None]] = []
+
+    @property
+    def vectors_enabled(self) -> bool:
+        return self.vector is not None
+
+    def _key(self, text: str) -> str:
+        assert self.embedder is not None
+        return xxhash.xxh3_128_hexdigest(f"{self.embedder.name}\x00{text}".encode())
+
+    # --- writes ------------------------------------------------------------------------------------
+
+    def upsert_file(self, repo: str, path: str, chunks: Sequence[Chunk]) -> int:
+        """Replace everything stored for the file. Returns the number of chunks stored."""
+        _require(repo, "repo")
+        _require(path, "path")
+        normalised = _own_chunks(repo, path, chunks)
+        with self._write_lock:
+            stored = self.keyword.replace_file(repo, path, normalised)
+            if self.vector is not None:
+                self._replace_vectors(repo, path, normalised)
+        if self.vector is not None:
+            self._wake.set()
+        return stored
+
+    def _replace_vectors(self, repo: str, path: str, chunks: Sequence[Chunk]) -> None:
+        assert self.vector is not None and self.store is not None
+        keyed = []
+        for c in chunks:
+            text = embedding_text(c)
+            keyed.append((self._key(text), c, text))
+        cached = self.store.cached([k for k, _, _ in keyed])
+        entries = [
+            VectorEntry(c.id, repo, path, c.language, str(c.kind), c.is_test, cached[k])
+            for k, c, _ in keyed
+            if k in cached
+        ]
+        pending = [
+            (k, PendingEmbedding(c.id, repo, path, c.language, str(c.kind), c.is_test, c.content_hash, text))
+            for k, c, text in keyed
+            if k not in cached
+        ]
+        self.vector.replace_file(repo, path, entries)
+        self.store.replace_pending(repo, path, pending)
+        self.progress.cache_hits += len(entries)
+
+    def delete_files(self, repo: str, paths: Sequence[str]) -> int:
+        _require(repo, "repo")
+        if any(not p for p in paths):
+            raise InvalidRequest("paths: empty path")
+        with self._write_lock:
+            removed = self.keyword.delete_files(repo, list(paths))
+            if self.vector is not None and self.store is not None:
+                self.vector.delete_files(repo, paths)
+                self.store.delete_files(repo, list(paths))
+        return removed
+
+    def delete_repo(self, repo: str) -> int:
+        _require(repo, "repo")
+        with self._write_lock:
+            removed = self.keyword.delete_repo(repo)
+            if self.vector is not None and self.store is not None:
+                self.vector.delete_repo(repo)
+                self.store.delete_repo(repo)
+        return removed
+
+    # --- reads -------------------------------------------------------------------------------------
+
+    def search(
+        self,
+        query: str,
+        repo: str,
+        filters: SearchFilters | None = None,
+        limit: int = 10,
+        mode: SearchMode = SearchMode.HYBRID,
+    ) -> SearchResult:
+        _require(repo, "repo")
+        if not query.strip():
+            raise InvalidRequest("query: must not be empty")
+        if len(query) > MAX_QUERY_CHARS:
+            raise InvalidRequest(f"query: {len(query)} characters, at most {MAX_QUERY_CHARS}")
+        if not 1 <= limit <= MAX_LIMIT:
+            raise InvalidRequest(f"limit: {limit} is out of range 1..{MAX_LIMIT}")
+        filters = filters or SearchFilters()
+        depth = max(self.options.candidates_per_signal, limit)
+        want_keyword = mode in (SearchMode.HYBRID, SearchMode.KEYWORD)
+        want_vector = mode in (SearchMode.HYBRID, SearchMode.VECTOR)
+        partial = False
+
+        vector_future: Future[list[ScoredId]] | None = None
+        if want_vector and self.vector is not None:
+            vector_future = self._parallel.submit(self._vector_candidates, query, repo, filters, depth)
+        elif want_vector:
+            partial = True  # keyword-only deployment asked for vectors
+        keyword_hits = self.keyword.search(repo, query_words(query), filters, depth) if want_keyword else []
+        vector_hits: list[ScoredId] = []
+        if vector_future is not None:
+            try:
+                vector_hits = vector_future.result()
+            except Exception as exc:  # a failing vector backend degrades to keyword results
+                log.warning("vector_search_failed", error=str(exc), repo=repo)
+                partial = True
+            if self.store is not None and self.store.backlog(repo) > 0:
+                partial = True
+
+        signals = reciprocal_rank_fusion(keyword_hits, vector_hits)
+        chunks = {c.id: c for c in self.keyword.get_chunks(repo, list(signals)) if filters.accepts_chunk(c)}
+        hits = rank(signals, chunks, QueryIntent.of(query), limit)
+        return SearchResult(hits=hits, partial=partial)
+
+    def _vector_candidates(self, query: str, repo: str, filters: SearchFilters, depth: int) -> list[ScoredId]:
+        assert self.vector is not None
+        return self.vector.search(repo, self.embed_query(query), filters, depth)
+
+    def embed_query(self, query: str) -> Vector:
+        assert self.query_embedder is not None
+        with self._query_cache_lock:
+            cached = self._query_cache.get(query)
+            if cached is not None:
+                self._query_cache.move_to_end(query)
+                return cached
+        vector = self.query_embedder.embed([query])[0]
+        with self._query_cache_lock:
+            self._query_cache[query] = vector
+            while len(self._query_cache) > self.options.query_cache_size:
+                self._query_cache.popitem(last=False)
+        return vector
+
+    def get_chunks(self, repo: str, ids: Sequence[str]) -> list[Chunk]:
+        """Chunks found, in request order; unknown ids are left out."""
+        _require(repo, "repo")
+        if len(ids) > 1000:
+            raise InvalidRequest(f"ids: {len(ids)} ids, at most 1000 per call")
+        found = {c.id: c for c in self.keyword.get_chunks(repo, ids)}
+        return [found[i] for i in dict.fromkeys(ids) if i in found]
+
+    def find_symbols(
+        self, repo: str, name: str, match: SymbolMatch = SymbolMatch.EXACT, limit: int = 20
+    ) -> list[Chunk]:
+        _require(repo, "repo")
+        _require(name.strip(), "name")
+        if not 1 <= limit <= MAX_LIMIT:
+            raise InvalidRequest(f"limit: {limit} is out of range 1..{MAX_LIMIT}")
+        name = name.strip()
+        candidates = self.keyword.symbol_candidates(repo, name, match, max(SYMBOL_CANDIDATES, limit))
+        return [replace(c, content="") for c in select_symbols(name, candidates, match, limit)]
+
+    def stats(self, repo: str = "") -> IndexStats:
+        counts = self.keyword.counts(repo)
+        return IndexStats(
+            files=counts.files,
+            chunks=counts.chunks,
+            vectors=self.vector.count(repo) if self.vector is not None else 0,
+            embed_backlog=self.store.backlog(repo) if self.store is not None else 0,
+            keyword_backend=self.keyword.backend,
+            vector_backend=self.vector.backend if self.vector is not None else "none",
+            embedder=self.embedder.name if self.embedder is not None else "none",
+        )
+
+    # --- backfill ----------------------------------------------------------------------------------
+
+    def start(self) -> None:
+        """Start the background embedder (no-op in keyword-only mode or when already running)."""
+        if self.vector is None or self._thread is not None:
+            return
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._backfill_loop, name="search-backfill", daemon=True)
+        self._thread.start()
+        self._wake.set()
+
+    def _backfill_loop(self) -> None:
+        while not self._stop.is_set():
+            try:
+                worked = self.backfill_once()
+            except Exception as exc:  # never let the thread die; the backlog stays and is retried
+                log.exception("backfill_failed", error=str(exc))
+                self.progress.last_error = str(exc)
+                self._stop.wait(self.options.retry_seconds)
+                continue
+            if not worked:
+                self._idle.set()
+                self._wake.wait(timeout=1.0)
+                self._wake.clear()
+
+    def backfill_once(self) -> int:
+        """Embed one batch of the backlog; returns how many chunks got a vector (0 when idle)."""
+        if self.vector is None or self.store is None or self.embedder is None:
+            return 0
+        batch = self.store.next_pending(self.options.backfill_batch)
+        if not batch:
+            return 0
+        self._idle.clear()
+        keys = list(dict.fromkeys(k for k, _ in batch))
+        vectors = self.store.cached(keys)
+        missing = [k for k in keys if k not in vectors]
+        if missing:
+            texts = {k: item.text for k, item in batch}
+            started = time.perf_counter()
+            try:
+                embedded = self.embedder.embed([texts[k] for k in missing])
+            except Exception as exc:
+                self.store.fail(batch, str(exc))
+                self.progress.failures += len(batch)
+                self.progress.last_error = str(exc)
+                raise
+            self.progress.seconds += time.perf_counter() - started
+            self.progress.embedded += len(missing)
+            fresh = list(zip(missing, embedded, strict=True))
+            self.store.put_cached(fresh)
+            vectors.update(fresh)
+        with self._write_lock:
+            # Only items still pending with the same text get their vector: a file re-upserted or
+            # deleted while we were embedding has replaced or dropped its backlog rows.
+            current = self.store.complete(batch)
+            self.vector.upsert([item.entry(vectors[k]) for k, item in current])
+        for listener in self._listeners:
+            listener(len(current))
+        return len(current)
+
+    def on_backfill(self, listener: Callable[[int], None]) -> None:
+        """Call `listener(n)` after each backfill batch (metrics)."""
+        self._listeners.append(listener)
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Block until the backlog is empty (or embedding keeps failing); True when idle in time."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.store is None or self.store.backlog("") == 0:
+                return True
+            self._wake.set()
+            self._idle.wait(timeout=0.05)
+        return self.store is None or self.store.backlog("") == 0
+
+    def close(self) -> None:
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None:
+            self._thread.join(timeout=30)
+            self._thread = None
+        self._parallel.shutdown(wait=True)
+        parts = (self.keyword, self.vector, self.store, self.embedder, self.query_embedder)
+        for closable in {id(p): p for p in parts if p is not None}.values():
+            closable.close()
+
+
+def _require(value: str, field: str) -> None:
+    if not value:
+        raise InvalidRequest(f"{field}: must not be empty")
+
+
+def _own_chunks(repo: str, path: str, chunks: Sequence[Chunk]) -> list[Chunk]:
+    """Chunks stamped with the file they were sent for; rejects chunks of another file and duplicate ids."""
+    seen: set[str] = set()
+    out = []
+    for i, c in enumerate(chunks):
+        if not c.id:
+            raise InvalidRequest(f"chunks[{i}].id: must not be empty")
+        if c.id in seen:
+            raise InvalidRequest(f"chunks[{i}].id: duplicate id {c.id!r} in one file")
+        seen.add(c.id)
+        if (c.repo and c.repo != repo) or (c.path and c.path != path):
+            raise InvalidRequest(f"chunks[{i}]: belongs to {c.repo}:{c.path}, not to {repo}:{path}")
+        out.append(c if (c.repo, c.path) == (repo, path) else replace(c, repo=repo, path=path))
+    return out

@@ -1,0 +1,188 @@
+"""SearchService over grpc.aio: proto ⇄ domain, domain errors → status codes. Nothing else.
+
+Engine calls block (SQLite, HTTP to stores, ONNX), so they run in a bounded thread pool.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, TypeVar
+
+import grpc
+import structlog
+from reporecall.search.v1 import search_pb2, search_pb2_grpc
+
+from kit.convert import chunk_from_pb, chunk_to_pb, kind_from_pb
+from services.search.domain.model import (
+    InvalidRequest,
+    SearchFilters,
+    SearchHit,
+    SearchMode,
+    SymbolMatch,
+    TestFilter,
+)
+from services.search.engine import MAX_LIMIT, SearchEngine
+
+SERVICE_NAME = search_pb2.DESCRIPTOR.services_by_name["SearchService"].full_name
+log = structlog.get_logger(__name__)
+T = TypeVar("T")
+
+DEFAULT_SEARCH_LIMIT = 10
+DEFAULT_SYMBOL_LIMIT = 20
+
+_MODES = {
+    search_pb2.SEARCH_MODE_UNSPECIFIED: SearchMode.HYBRID,
+    search_pb2.SEARCH_MODE_HYBRID: SearchMode.HYBRID,
+    search_pb2.SEARCH_MODE_KEYWORD: SearchMode.KEYWORD,
+    search_pb2.SEARCH_MODE_VECTOR: SearchMode.VECTOR,
+}
+_TESTS = {
+    search_pb2.TEST_FILTER_UNSPECIFIED: TestFilter.INCLUDE,
+    search_pb2.TEST_FILTER_EXCLUDE: TestFilter.EXCLUDE,
+    search_pb2.TEST_FILTER_ONLY: TestFilter.ONLY,
+}
+_MATCHES = {
+    search_pb2.SYMBOL_MATCH_UNSPECIFIED: SymbolMatch.EXACT,
+    search_pb2.SYMBOL_MATCH_EXACT: SymbolMatch.EXACT,
+    search_pb2.SYMBOL_MATCH_PREFIX: SymbolMatch.PREFIX,
+    search_pb2.SYMBOL_MATCH_FUZZY: SymbolMatch.FUZZY,
+}
+
+
+def _enum(table: dict[int, T], value: int, field: str) -> T:
+    try:
+        return table[value]
+    except KeyError:
+        raise InvalidRequest(f"{field}: unknown value {value}") from None
+
+
+def _limit(value: int, default: int, field: str = "limit") -> int:
+    if value == 0:
+        return default
+    if not 1 <= value <= MAX_LIMIT:
+        raise InvalidRequest(f"{field}: {value} is out of range 1..{MAX_LIMIT} (0 means {default})")
+    return value
+
+
+def filters_from_pb(message: search_pb2.SearchFilters) -> SearchFilters:
+    kinds = []
+    for i, kind in enumerate(message.kinds):
+        try:
+            kinds.append(kind_from_pb(kind))
+        except ValueError as exc:
+            raise InvalidRequest(f"filters.kinds[{i}]: {exc}") from None
+    return SearchFilters.of(
+        languages=[lang for lang in message.languages if lang],
+        kinds=kinds,
+        path_prefix=message.path_prefix,
+        tests=_enum(_TESTS, message.tests, "filters.tests"),
+    )
+
+
+def hit_to_pb(hit: SearchHit) -> search_pb2.SearchHit:
+    s = hit.signals
+    return search_pb2.SearchHit(
+        chunk=chunk_to_pb(hit.chunk),
+        score=hit.score,
+        signals=search_pb2.SignalScores(
+            keyword_rank=s.keyword_rank,
+            keyword_score=s.keyword_score,
+            vector_rank=s.vector_rank,
+            vector_score=s.vector_score,
+            fused=s.fused,
+            adjustment=s.adjustment,
+        ),
+    )
+
+
+class SearchServicer(search_pb2_grpc.SearchServiceServicer):
+    def __init__(self, engine: SearchEngine, workers: int = 8) -> None:
+        self._engine = engine
+        self._executor = ThreadPoolExecutor(workers, thread_name_prefix="search")
+
+    def close(self) -> None:
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+    async def _run(self, context: grpc.aio.ServicerContext, fn: Callable[..., T], *args: Any) -> T:
+        try:
+            return await asyncio.get_running_loop().run_in_executor(
+                self._executor, functools.partial(fn, *args)
+            )
+        except InvalidRequest as exc:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        except Exception:
+            log.exception("search.internal_error", method=getattr(fn, "__name__", str(fn)))
+            await context.abort(
+                grpc.StatusCode.INTERNAL, "search: internal error (details in the search service log)"
+            )
+        raise AssertionError("unreachable: context.abort raises")
+
+    async def _parse(self, context: grpc.aio.ServicerContext, fn: Callable[[], T]) -> T:
+        try:
+            return fn()
+        except (InvalidRequest, ValueError) as exc:
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        raise AssertionError("unreachable: context.abort raises")
+
+    async def UpsertFile(self, request, context):  # noqa: N802
+        def parse() -> list:
+            chunks = []
+            for i, message in enumerate(request.chunks):
+                try:
+                    chunks.append(chunk_from_pb(message))
+                except ValueError as exc:
+                    raise InvalidRequest(f"chunks[{i}].{exc}") from None
+            return chunks
+
+        chunks = await self._parse(context, parse)
+        stored = await self._run(context, self._engine.upsert_file, request.repo, request.path, chunks)
+        return search_pb2.UpsertFileResponse(chunks_stored=stored)
+
+    async def DeleteFiles(self, request, context):  # noqa: N802
+        removed = await self._run(context, self._engine.delete_files, request.repo, list(request.paths))
+        return search_pb2.DeleteFilesResponse(chunks_deleted=removed)
+
+    async def DeleteRepo(self, request, context):  # noqa: N802
+        removed = await self._run(context, self._engine.delete_repo, request.repo)
+        return search_pb2.DeleteRepoResponse(chunks_deleted=removed)
+
+    async def Search(self, request, context):  # noqa: N802
+        filters, limit, mode = await self._parse(
+            context,
+            lambda: (
+                filters_from_pb(request.filters),
+                _limit(request.limit, DEFAULT_SEARCH_LIMIT),
+                _enum(_MODES, request.mode, "mode"),
+            ),
+        )
+        result = await self._run(
+            context, self._engine.search, request.query, request.repo, filters, limit, mode
+        )
+        return search_pb2.SearchResponse(hits=[hit_to_pb(h) for h in result.hits], partial=result.partial)
+
+    async def GetChunks(self, request, context):  # noqa: N802
+        chunks = await self._run(context, self._engine.get_chunks, request.repo, list(request.ids))
+        return search_pb2.GetChunksResponse(chunks=[chunk_to_pb(c) for c in chunks])
+
+    async def FindSymbols(self, request, context):  # noqa: N802
+        match, limit = await self._parse(
+            context,
+            lambda: (_enum(_MATCHES, request.match, "match"), _limit(request.limit, DEFAULT_SYMBOL_LIMIT)),
+        )
+        found = await self._run(context, self._engine.find_symbols, request.repo, request.name, match, limit)
+        return search_pb2.FindSymbolsResponse(symbols=[chunk_to_pb(c) for c in found])
+
+    async def Stats(self, request, context):  # noqa: N802
+        stats = await self._run(context, self._engine.stats, request.repo)
+        return search_pb2.StatsResponse(
+            files=stats.files,
+            chunks=stats.chunks,
+            vectors=stats.vectors,
+            embed_backlog=stats.embed_backlog,
+            keyword_backend=stats.keyword_backend,
+            vector_backend=stats.vector_backend,
+            embedder=stats.embedder,
+        )

@@ -1,0 +1,152 @@
+"""Pure domain logic: query words, fusion, adjustments, symbol matching, the embedded view."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from kit.domain import ChunkKind
+from services.search.domain.embedding_text import MAX_CHARS, embedding_text
+from services.search.domain.keywords import chunk_fields, query_words, words
+from services.search.domain.model import (
+    ScoredId,
+    SearchFilters,
+    SymbolMatch,
+    TestFilter,
+    path_dirs,
+    prefix_directory,
+)
+from services.search.domain.ranking import (
+    DOC_PENALTY,
+    EXACT_NAME_BOOST,
+    RRF_K,
+    TEST_PENALTY,
+    QueryIntent,
+    adjustment,
+    rank,
+    reciprocal_rank_fusion,
+)
+from services.search.domain.symbols import edit_distance, fuzzy_score, query_word_prefixes, select_symbols
+from services.search.tests.search_fakes import chunk
+
+
+def test_identifiers_match_their_spoken_words_and_their_written_forms() -> None:
+    assert {"validate", "user", "input", "validateuserinput"} <= set(words("validateUserInput"))
+    assert "validateuserinput" in words("validate_user_input")
+    assert {"parser", "parse"} <= set(words("Parser::parse"))
+    assert query_words("how does the parser validate user input?") == ["parser", "validate", "user", "input"]
+    assert query_words("the") == ["the"]  # only stop words: keep them rather than search nothing
+
+
+@given(st.text(max_size=200))
+def test_query_words_are_plain_lowercase_words_whatever_the_input(text: str) -> None:
+    assert all(re.fullmatch(r"[a-z0-9]+", w) for w in query_words(text))
+
+
+def test_chunk_fields_weight_names_and_paths_separately_from_bodies() -> None:
+    fields = chunk_fields(
+        chunk("loadConfig", "src/config_loader.py", body="def loadConfig():\n    return x\n")
+    )
+    assert {"load", "config", "loadconfig"} <= set(fields["names"].split())
+    assert {"src", "config", "loader", "py"} <= set(fields["path"].split())
+
+
+def test_rrf_sums_reciprocal_ranks_and_keeps_each_signal() -> None:
+    fused = reciprocal_rank_fusion(
+        [ScoredId("a", 9.0), ScoredId("b", 5.0)], [ScoredId("b", 0.9), ScoredId("c", 0.8)]
+    )
+    assert fused["a"].fused == pytest.approx(1 / (RRF_K + 1))
+    assert fused["b"].fused == pytest.approx(1 / (RRF_K + 2) + 1 / (RRF_K + 1))
+    assert (fused["b"].keyword_rank, fused["b"].vector_rank, fused["b"].vector_score) == (2, 1, 0.9)
+    assert (fused["c"].keyword_rank, fused["c"].vector_rank) == (0, 2)
+
+
+def test_adjustments_prefer_implementation_exact_names_and_short_chunks() -> None:
+    intent = QueryIntent.of("where is parse_config defined")
+    impl = chunk("parse_config", "src/config.py")
+    test = chunk("parse_config", "tests/test_config.py", is_test=True)
+    doc = chunk("config.md", "docs/config.md", kind=ChunkKind.FILE, language="markdown")
+    huge = chunk("parse_config", "src/big.py", lines=2000)
+    assert adjustment(impl, intent) == pytest.approx(EXACT_NAME_BOOST * 1.2)  # name and file stem "config"
+    assert adjustment(test, intent) == pytest.approx(EXACT_NAME_BOOST * TEST_PENALTY)
+    assert adjustment(doc, intent) < DOC_PENALTY * 1.2 + 1e-9
+    assert adjustment(huge, intent) < adjustment(impl, intent)
+    assert adjustment(test, QueryIntent.of("tests of parse_config")) > adjustment(
+        impl, QueryIntent.of("tests")
+    )
+
+
+def test_qualified_names_and_written_paths_count_as_exact_matches() -> None:
+    method = chunk("parse", "src/parser.py", kind=ChunkKind.METHOD, qualified_name="Parser.parse")
+    assert adjustment(method, QueryIntent.of("Parser.parse")) >= EXACT_NAME_BOOST
+    assert adjustment(method, QueryIntent.of("what does src/parser.py do")) > 1.0
+    assert adjustment(chunk("other", "src/lexer.py"), QueryIntent.of("what does src/parser.py do")) == 1.0
+
+
+def test_rank_drops_missing_chunks_orders_by_score_and_records_the_adjustment() -> None:
+    a, b = chunk("alpha", "a.py"), chunk("beta", "b.py", is_test=True)
+    signals = reciprocal_rank_fusion([ScoredId(b.id, 2.0), ScoredId(a.id, 1.0), ScoredId("gone", 0.5)], [])
+    hits = rank(signals, {a.id: a, b.id: b}, QueryIntent.of("something"), limit=10)
+    assert [h.chunk.name for h in hits] == ["alpha", "beta"]
+    assert hits[1].signals.adjustment == TEST_PENALTY
+    assert hits[0].score == pytest.approx(hits[0].signals.fused * hits[0].signals.adjustment)
+
+
+def test_filters_reference_semantics() -> None:
+    f = SearchFilters.of(
+        languages=["go"], kinds=[ChunkKind.METHOD], path_prefix="pkg/", tests=TestFilter.EXCLUDE
+    )
+    assert f.accepts(path="pkg/a.go", language="go", kind="method", is_test=False)
+    assert not f.accepts(path="pkg/a.go", language="go", kind="method", is_test=True)
+    assert not f.accepts(path="cmd/a.go", language="go", kind="method", is_test=False)
+    assert not f.accepts(path="pkg/a.go", language="python", kind="method", is_test=False)
+    assert SearchFilters.of(tests=TestFilter.ONLY).accepts(path="x", language="x", kind="x", is_test=True)
+    assert path_dirs("a/b/c.py") == ["a/", "a/b/"] and path_dirs("c.py") == []
+    assert (prefix_directory("src/sea"), prefix_directory("src/"), prefix_directory("src")) == (
+        "src/",
+        "src/",
+        "",
+    )
+
+
+def test_edit_distance_and_fuzzy_scores() -> None:
+    assert edit_distance("kitten", "sitting", 5) == 3
+    assert edit_distance("a", "abcdefgh", 2) == 3  # capped
+    assert fuzzy_score("tokenise_input", "tokenize_input") > 0.9
+    assert fuzzy_score("input_tokens", "tokens_input") == pytest.approx(1.0)  # same words, other order
+    assert fuzzy_score("parse", "render") < 0.5
+    assert query_word_prefixes("valdateUserInput") == ["vald", "user", "inpu"]
+
+
+def test_select_symbols_orders_implementation_first() -> None:
+    cands = [
+        chunk("parse", "tests/test_p.py", is_test=True),
+        chunk("parse", "src/deep/nested/p.py"),
+        chunk("parse", "src/p.py", kind=ChunkKind.METHOD, qualified_name="P.parse"),
+        chunk("parser_state", "src/p.py"),
+    ]
+    exact = select_symbols("parse", cands, SymbolMatch.EXACT, 10)
+    assert [(c.path, c.qualified_name) for c in exact] == [
+        ("src/deep/nested/p.py", "parse"),
+        ("src/p.py", "P.parse"),
+        ("tests/test_p.py", "parse"),
+    ]
+    assert [c.name for c in select_symbols("PARSER", cands, SymbolMatch.PREFIX, 10)] == ["parser_state"]
+    assert select_symbols("parse", cands, SymbolMatch.EXACT, 1) == exact[:1]
+
+
+def test_embedding_text_leads_with_name_signature_and_doc_and_is_bounded() -> None:
+    c = chunk(
+        "loadUserProfile",
+        "src/users/profile.py",
+        body="def loadUserProfile(user_id):\n" + "    x = 1\n" * 500,
+        doc="Load a user's profile from the database.",
+        qualified_name="Users.loadUserProfile",
+    )
+    text = embedding_text(c)
+    assert text.startswith("function Users.loadUserProfile (load user profile)\nsrc/users/profile.py\n")
+    assert "Load a user's profile" in text
+    assert len(text) <= MAX_CHARS

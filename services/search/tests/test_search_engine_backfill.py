@@ -1,0 +1,148 @@
+"""The embedding backfill behind the keyword index: cache, races with re-indexing, failures, the thread."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from services.search.adapters.numpy_vector_index import NumpyVectorIndex
+from services.search.adapters.sqlite_embedding_store import MAX_ATTEMPTS, SqliteEmbeddingStore
+from services.search.adapters.sqlite_keyword_index import SqliteKeywordIndex
+from services.search.domain.embedding_text import embedding_text
+from services.search.domain.model import SearchMode
+from services.search.engine import EngineOptions, SearchEngine
+from services.search.tests.search_fakes import WordHashEmbedder, chunk
+
+REPO = "repo"
+
+
+@pytest.fixture
+def engine(tmp_path: Path) -> SearchEngine:
+    embedder = WordHashEmbedder()
+    built = SearchEngine(
+        SqliteKeywordIndex(tmp_path / "k.db"),
+        NumpyVectorIndex(tmp_path / "v.db", embedder.dimension),
+        embedder,
+        SqliteEmbeddingStore(tmp_path / "e.db"),
+        EngineOptions(backfill_batch=4, retry_seconds=0.01),
+    )
+    yield built
+    built.close()
+
+
+def test_backfill_embeds_in_batches_until_the_backlog_is_empty(engine: SearchEngine) -> None:
+    engine.upsert_file(REPO, "a.py", [chunk(f"fn_{i}", "a.py", start_line=i * 5 + 1) for i in range(10)])
+    assert engine.stats(REPO).embed_backlog == 10
+    assert [engine.backfill_once() for _ in range(4)] == [4, 4, 2, 0]
+    assert engine.embedder.calls == [4, 4, 2]
+    stats = engine.stats(REPO)
+    assert (stats.vectors, stats.embed_backlog) == (10, 0)
+
+
+def test_a_file_reindexed_while_its_batch_is_embedding_keeps_only_the_new_version(
+    engine: SearchEngine,
+) -> None:
+    old = chunk("moving_target", "m.py", body="def moving_target():\n    return old_value\n")
+    engine.upsert_file(REPO, "m.py", [old])
+    new = chunk("moving_target", "m.py", body="def moving_target():\n    return new_value\n")
+    embed = engine.embedder.embed
+
+    def reindex_during_embedding(texts):
+        engine.upsert_file(REPO, "m.py", [new])  # the indexer wins the race
+        return embed(texts)
+
+    engine.embedder.embed = reindex_during_embedding
+    assert engine.backfill_once() == 0  # the stale vector was not written
+    engine.embedder.embed = embed
+    assert engine.stats(REPO).embed_backlog == 1
+    assert engine.backfill_once() == 1
+    hit = engine.search("new value", REPO, mode=SearchMode.VECTOR).hits[0]
+    assert hit.signals.vector_score == pytest.approx(
+        float(engine.embed_query("new value") @ engine.embedder.embed([embedding_text(new)])[0]), abs=1e-5
+    )
+
+
+def test_a_file_deleted_while_embedding_gets_no_vectors(engine: SearchEngine) -> None:
+    engine.upsert_file(REPO, "d.py", [chunk("doomed", "d.py")])
+    embed = engine.embedder.embed
+
+    def delete_during_embedding(texts):
+        engine.delete_files(REPO, ["d.py"])
+        return embed(texts)
+
+    engine.embedder.embed = delete_during_embedding
+    assert engine.backfill_once() == 0
+    assert (engine.stats(REPO).vectors, engine.stats(REPO).embed_backlog) == (0, 0)
+
+
+def test_embedding_failures_are_retried_then_parked(engine: SearchEngine) -> None:
+    engine.upsert_file(REPO, "f.py", [chunk("flaky", "f.py")])
+    engine.embedder.fail_next = 1
+    with pytest.raises(RuntimeError):
+        engine.backfill_once()
+    assert engine.backfill_once() == 1  # retried
+    engine.upsert_file(REPO, "g.py", [chunk("broken", "g.py")])
+    engine.embedder.fail_next = MAX_ATTEMPTS
+    for _ in range(MAX_ATTEMPTS):
+        with pytest.raises(RuntimeError):
+            engine.backfill_once()
+    assert engine.backfill_once() == 0  # parked: no hot loop on a poisoned chunk
+    assert engine.stats(REPO).embed_backlog == 1  # and still visible
+    assert engine.progress.failures == MAX_ATTEMPTS + 1
+
+
+def test_identical_text_is_embedded_once_across_files_and_repos(engine: SearchEngine) -> None:
+    body = "def same():\n    return 1\n"
+    engine.upsert_file(REPO, "x.py", [chunk("same", "x.py", body=body)])
+    engine.backfill_once()
+    engine.upsert_file("other", "x.py", [chunk("same", "x.py", body=body, repo="other")])
+    assert engine.stats("other").vectors == 1  # straight from the cache, no backlog
+    assert engine.embedder.calls == [1]
+
+
+def test_background_thread_drains_the_backlog_and_stops_on_close(tmp_path: Path) -> None:
+    embedder = WordHashEmbedder()
+    engine = SearchEngine(
+        SqliteKeywordIndex(tmp_path / "k.db"),
+        NumpyVectorIndex(tmp_path / "v.db", embedder.dimension),
+        embedder,
+        SqliteEmbeddingStore(tmp_path / "e.db"),
+    )
+    engine.start()
+    for i in range(3):
+        engine.upsert_file(REPO, f"t{i}.py", [chunk(f"threaded_{i}", f"t{i}.py")])
+    assert engine.wait_idle(timeout=10)
+    assert engine.stats(REPO).vectors == 3
+    engine.close()
+    assert engine._thread is None
+
+
+def test_backlog_survives_a_restart(tmp_path: Path) -> None:
+    def build(embedder):
+        return SearchEngine(
+            SqliteKeywordIndex(tmp_path / "k.db"),
+            NumpyVectorIndex(tmp_path / "v.db", embedder.dimension),
+            embedder,
+            SqliteEmbeddingStore(tmp_path / "e.db"),
+        )
+
+    first = build(WordHashEmbedder())
+    first.upsert_file(REPO, "r.py", [chunk("restart_me", "r.py")])
+    first.close()
+    second = build(WordHashEmbedder())
+    assert second.stats(REPO).embed_backlog == 1
+    assert second.backfill_once() == 1
+    assert second.stats(REPO).vectors == 1
+    second.close()
+
+
+def test_keyword_only_engine_reports_partial_for_vector_requests(tmp_path: Path) -> None:
+    engine = SearchEngine(SqliteKeywordIndex(tmp_path / "k.db"))
+    engine.upsert_file(REPO, "k.py", [chunk("keyword_only", "k.py")])
+    assert engine.search("keyword only", REPO).partial
+    assert engine.search("keyword only", REPO, mode=SearchMode.VECTOR).hits == []
+    assert not engine.search("keyword only", REPO, mode=SearchMode.KEYWORD).partial
+    stats = engine.stats(REPO)
+    assert (stats.vector_backend, stats.embedder, stats.vectors) == ("none", "none", 0)
+    engine.close()

@@ -1,0 +1,158 @@
+"""SearchService over a real in-process grpc.aio server on port 0, called through the generated stub."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import grpc
+import pytest
+from reporecall.common.v1 import common_pb2
+from reporecall.search.v1 import search_pb2, search_pb2_grpc
+
+from kit.convert import chunk_to_pb
+from services.search.adapters.numpy_vector_index import NumpyVectorIndex
+from services.search.adapters.sqlite_embedding_store import SqliteEmbeddingStore
+from services.search.adapters.sqlite_keyword_index import SqliteKeywordIndex
+from services.search.engine import SearchEngine
+from services.search.servicer import SearchServicer
+from services.search.tests.search_fakes import WordHashEmbedder, chunk
+
+REPO = "svc"
+
+
+@pytest.fixture
+async def stub(tmp_path: Path) -> AsyncIterator[search_pb2_grpc.SearchServiceStub]:
+    embedder = WordHashEmbedder()
+    engine = SearchEngine(
+        SqliteKeywordIndex(tmp_path / "k.db"),
+        NumpyVectorIndex(tmp_path / "v.db", embedder.dimension),
+        embedder,
+        SqliteEmbeddingStore(tmp_path / "e.db"),
+    )
+    servicer = SearchServicer(engine, workers=2)
+    server = grpc.aio.server()
+    search_pb2_grpc.add_SearchServiceServicer_to_server(servicer, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    engine.start()
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        yield search_pb2_grpc.SearchServiceStub(channel)
+    await server.stop(None)
+    servicer.close()
+    engine.close()
+
+
+def _file(path: str, *names: str, is_test: bool = False) -> search_pb2.UpsertFileRequest:
+    chunks = [chunk(n, path, repo=REPO, is_test=is_test, start_line=1 + 10 * i) for i, n in enumerate(names)]
+    return search_pb2.UpsertFileRequest(
+        repo=REPO, path=path, file_hash="h", chunks=[chunk_to_pb(c) for c in chunks]
+    )
+
+
+async def _wait_backfilled(stub: search_pb2_grpc.SearchServiceStub) -> search_pb2.StatsResponse:
+    for _ in range(200):
+        stats = await stub.Stats(search_pb2.StatsRequest(repo=REPO))
+        if stats.embed_backlog == 0 and stats.vectors == stats.chunks:
+            return stats
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"backfill did not finish: {stats}")
+
+
+async def test_upsert_search_get_find_stats_and_delete_round_trip(stub) -> None:
+    stored = await stub.UpsertFile(_file("src/orders.py", "place_order", "cancel_order"))
+    assert stored.chunks_stored == 2
+    await stub.UpsertFile(_file("tests/test_orders.py", "test_place_order", is_test=True))
+    stats = await _wait_backfilled(stub)
+    assert (stats.files, stats.chunks, stats.vectors, stats.embed_backlog) == (2, 3, 3, 0)
+    assert (stats.keyword_backend, stats.vector_backend, stats.embedder) == (
+        "sqlite-fts5",
+        "numpy",
+        "word-hash-test",
+    )
+
+    found = await stub.Search(search_pb2.SearchRequest(query="place_order", repo=REPO))
+    assert not found.partial
+    top = found.hits[0]
+    assert (top.chunk.name, top.chunk.kind, top.chunk.path) == (
+        "place_order",
+        common_pb2.CHUNK_KIND_FUNCTION,
+        "src/orders.py",
+    )
+    assert top.signals.keyword_rank == 1 and top.signals.vector_rank >= 1
+    assert top.score == pytest.approx(top.signals.fused * top.signals.adjustment)
+
+    only_tests = await stub.Search(
+        search_pb2.SearchRequest(
+            query="place order",
+            repo=REPO,
+            mode=search_pb2.SEARCH_MODE_KEYWORD,
+            filters=search_pb2.SearchFilters(tests=search_pb2.TEST_FILTER_ONLY),
+        )
+    )
+    assert [h.chunk.name for h in only_tests.hits] == ["test_place_order"]
+
+    ids = [h.chunk.id for h in found.hits]
+    got = await stub.GetChunks(search_pb2.GetChunksRequest(repo=REPO, ids=[ids[1], "nope", ids[0]]))
+    assert [c.id for c in got.chunks] == [ids[1], ids[0]]
+    assert got.chunks[0].content
+
+    symbols = await stub.FindSymbols(
+        search_pb2.FindSymbolsRequest(repo=REPO, name="cancel", match=search_pb2.SYMBOL_MATCH_PREFIX)
+    )
+    assert [(s.name, s.content) for s in symbols.symbols] == [("cancel_order", "")]
+
+    deleted = await stub.DeleteFiles(search_pb2.DeleteFilesRequest(repo=REPO, paths=["tests/test_orders.py"]))
+    assert deleted.chunks_deleted == 1
+    assert (await stub.DeleteRepo(search_pb2.DeleteRepoRequest(repo=REPO))).chunks_deleted == 2
+    stats = await stub.Stats(search_pb2.StatsRequest(repo=REPO))
+    assert (stats.files, stats.chunks, stats.vectors) == (0, 0, 0)
+
+
+@pytest.mark.parametrize(
+    ("call", "field"),
+    [
+        (lambda s: s.Search(search_pb2.SearchRequest(query="x", repo=REPO, limit=201)), "limit"),
+        (lambda s: s.Search(search_pb2.SearchRequest(query="x", repo=REPO, limit=-1)), "limit"),
+        (lambda s: s.Search(search_pb2.SearchRequest(query="x", repo="")), "repo"),
+        (lambda s: s.Search(search_pb2.SearchRequest(query="", repo=REPO)), "query"),
+        (lambda s: s.Search(search_pb2.SearchRequest(query="x", repo=REPO, mode=99)), "mode"),
+        (
+            lambda s: s.Search(
+                search_pb2.SearchRequest(query="x", repo=REPO, filters=search_pb2.SearchFilters(kinds=[0]))
+            ),
+            "filters.kinds[0]",
+        ),
+        (
+            lambda s: s.UpsertFile(
+                search_pb2.UpsertFileRequest(
+                    repo=REPO, path="a.py", chunks=[common_pb2.Chunk(id="x", kind=0, path="a.py")]
+                )
+            ),
+            "chunks[0].kind",
+        ),
+        (lambda s: s.UpsertFile(search_pb2.UpsertFileRequest(repo="", path="a.py")), "repo"),
+        (lambda s: s.FindSymbols(search_pb2.FindSymbolsRequest(repo=REPO, name="")), "name"),
+        (lambda s: s.FindSymbols(search_pb2.FindSymbolsRequest(repo=REPO, name="x", limit=1000)), "limit"),
+        (lambda s: s.GetChunks(search_pb2.GetChunksRequest(repo="", ids=["a"])), "repo"),
+    ],
+)
+async def test_bad_requests_get_invalid_argument_naming_the_field(stub, call, field: str) -> None:
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await call(stub)
+    assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert caught.value.details().startswith(field), caught.value.details()
+
+
+async def test_zero_limits_mean_the_documented_defaults(stub) -> None:
+    names = [f"handler_{i}" for i in range(25)]
+    await stub.UpsertFile(_file("src/many.py", *names))
+    hits = await stub.Search(
+        search_pb2.SearchRequest(query="handler", repo=REPO, mode=search_pb2.SEARCH_MODE_KEYWORD)
+    )
+    assert len(hits.hits) == 10
+    symbols = await stub.FindSymbols(
+        search_pb2.FindSymbolsRequest(repo=REPO, name="handler", match=search_pb2.SYMBOL_MATCH_PREFIX)
+    )
+    assert len(symbols.symbols) == 20
