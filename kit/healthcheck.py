@@ -45,8 +45,8 @@ def main(argv: list[str] | None = None) -> int:
         print("usage: python -m kit.healthcheck [HOST:PORT [SERVICE]]", file=sys.stderr)
         return 1
     address = args[0] if args else default_address()
-    if not address:
-        print("unhealthy: no address given and REPORECALL_LISTEN is not set")
+    if not address or address.endswith(":0"):
+        print("unhealthy: no address to check; pass HOST:PORT or set REPORECALL_LISTEN to a fixed port")
         return 1
     healthy, reason = check(address, args[1] if len(args) > 1 else "")
     print(("healthy " if healthy else "unhealthy ") + reason)

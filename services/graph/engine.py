@@ -1,11 +1,14 @@
 """GraphEngine: the graph service's use cases over a GraphStore. Synchronous and thread-safe.
 
-Writes store raw facts per file. Reads resolve call sites on the way (domain/resolution.py), so results
-always reflect the latest replace/delete of *any* file: deleting the only `foo` turns calls to it external,
-adding a second makes them ambiguous, with nothing to invalidate. Community detection needs every edge, so
-it runs on a full snapshot, debounced: a report is recomputed when asked for and the repository has been
-quiet for `settle_seconds` (or at once when there is no report yet, or when forced), and by a background
-thread for repositories this process wrote to.
+Writes store raw facts per file; nothing resolved is stored. Reads resolve call sites on the way
+(domain/resolution.py), so results always reflect the latest replace/delete of *any* file: deleting the
+only `foo` turns calls to it external, adding a second makes them ambiguous, with nothing to invalidate.
+
+Community detection needs every edge, so it resolves a full snapshot of the repository, debounced: when
+asked for and the repository has been quiet for `settle_seconds` (at once when there is no report yet, or
+when forced), and from a background thread for repositories seen changing. The resolved edges of that
+snapshot are kept in memory (domain/snapshot.py) and serve traversals while the store's generation still
+matches, which is the steady state once indexing settles; any write sends traversals back to the store.
 """
 
 from __future__ import annotations

@@ -13,6 +13,7 @@ import asyncio
 import random
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import Set as AbstractSet
 from concurrent.futures import Executor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field, replace
@@ -53,7 +54,8 @@ log = structlog.get_logger("indexer")
 
 T = TypeVar("T")
 
-ImportResolver = Callable[[Sequence[Import], str, frozenset[str], str | None], Sequence[Import]]
+# (imports as parsed, language, every repo file, Go module path) → imports with resolved_path/external set
+ImportResolver = Callable[[Sequence[Import], str, AbstractSet[str], str | None], Sequence[Import]]
 
 
 @dataclass(frozen=True)
@@ -147,7 +149,7 @@ class _RunContext:
     root: Path
     tracker: _Tracker
     recorder: _Recorder
-    repo_files: frozenset[str]
+    repo_files: AbstractSet[str]  # a FileIndex, built once per run for import resolution
     go_module: str | None
     to_delete: list[str] = field(default_factory=list)
     stop: asyncio.Event = field(default_factory=asyncio.Event)  # set when a downstream is down
@@ -458,8 +460,9 @@ class IndexerEngine:
         self, repo: RepoRecord, root: Path, tracker: _Tracker, files: frozenset[str]
     ) -> _RunContext:
         go_module = await asyncio.to_thread(_read_go_module, root)
+        index = await asyncio.to_thread(_file_index, files)
         return _RunContext(
-            repo, root, tracker, _Recorder(self, repo.name, self.config.record_batch), files, go_module
+            repo, root, tracker, _Recorder(self, repo.name, self.config.record_batch), index, go_module
         )
 
     async def _process(self, ctx: _RunContext, candidates: Sequence[Candidate]) -> None:
@@ -696,19 +699,22 @@ def _has_known_language(path: str) -> bool:
 
 
 def _read_go_module(root: Path) -> str | None:
+    from services.indexer.domain.imports import read_go_module
+
     try:
-        text = (root / "go.mod").read_text(encoding="utf-8", errors="replace")
+        return read_go_module((root / "go.mod").read_text(encoding="utf-8", errors="replace"))
     except OSError:
         return None
-    for line in text.splitlines():
-        parts = line.split("//", 1)[0].split()
-        if len(parts) >= 2 and parts[0] == "module":
-            return parts[1].strip('"')
-    return None
+
+
+def _file_index(files: frozenset[str]) -> AbstractSet[str]:
+    from services.indexer.domain.imports import FileIndex
+
+    return FileIndex(files)
 
 
 def _default_import_resolver(
-    imports: Sequence[Import], language: str, repo_files: frozenset[str], go_module: str | None
+    imports: Sequence[Import], language: str, repo_files: AbstractSet[str], go_module: str | None
 ) -> Sequence[Import]:
     from services.indexer.domain.imports import resolve_imports
 

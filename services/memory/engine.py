@@ -281,8 +281,6 @@ class MemoryEngine:
                 extra=existing.extra if existing else {},
             )
             memory = build_memory(fields, memory_id=memory_id, repo=ns, body=draft.body, fallback_time=now)
-            if memory.scope is Scope.USER and not memory.user:
-                raise InvalidField("memory.user", "is required for a user-scoped memory")
             lifted = folder.remove_tombstone(memory.fingerprint)
             folder.write(memory.id, render_memory(memory))
             touched = [memory.id]
@@ -469,7 +467,7 @@ class MemoryEngine:
         check_label(observation.branch, "branch")
         check_label(observation.user, "user")
         check_label(observation.route, "route")
-        hit_paths = check_items(observation.hit_paths, "hit_paths")
+        hit_paths = check_items(observation.hit_paths[:20], "hit_paths")
         session = session_slug(observation.session_id)
         prompt = observation.prompt.strip()[: self._config.max_prompt_chars]
         folder = self._root.folder(repo)
@@ -488,7 +486,7 @@ class MemoryEngine:
                     type=MemoryType.PROJECT,
                     memory_class=MemoryClass.WORKING,
                     scope=Scope.BRANCH,
-                    related_files=hit_paths[:20],
+                    related_files=hit_paths,
                     branch=observation.branch,
                     user=observation.user,
                     session=observation.session_id,
@@ -541,7 +539,8 @@ class MemoryEngine:
         """Bring every namespace in step with its folders (cheap for unchanged files: stat only)."""
         with self._state_lock:
             claude = set(self._claude_dirs)
-        namespaces = set(self._root.namespaces()) | claude
+        # Namespaces only the index still knows (a folder deleted behind our back) are emptied too.
+        namespaces = set(self._root.namespaces()) | claude | self._index.namespaces()
         for ns in sorted(namespaces):
             self.sync_namespace(ns)
 

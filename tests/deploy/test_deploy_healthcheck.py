@@ -84,8 +84,12 @@ def test_without_an_address_it_checks_its_own_listen_setting_on_loopback(health_
     assert healthcheck.main([]) == 0
 
 
-def test_without_any_address_it_is_unhealthy(monkeypatch, capsys) -> None:
-    monkeypatch.delenv("REPORECALL_LISTEN", raising=False)
+@pytest.mark.parametrize("listen", [None, "127.0.0.1:0"])
+def test_without_a_fixed_address_it_is_unhealthy(listen: str | None, monkeypatch, capsys) -> None:
+    if listen is None:
+        monkeypatch.delenv("REPORECALL_LISTEN", raising=False)
+    else:
+        monkeypatch.setenv("REPORECALL_LISTEN", listen)
     assert healthcheck.main([]) == 1
     assert "REPORECALL_LISTEN" in capsys.readouterr().out
 

@@ -319,7 +319,7 @@ class Neo4jGraphStore:
             for label_query in _DELETE_REPO:
                 session.run(label_query, repo=repo).consume()
         self._driver.execute_query(_BUMP_GENERATION, repo=repo, database_=self._database)
-        return int(counted[0]["n"])
+        return int(counted[0]["n"]) if counted else 0
 
     @staticmethod
     def _count_symbols(tx: ManagedTransaction, repo: str, paths: list[str]) -> int:

@@ -20,7 +20,7 @@ CODE_LANGUAGES: frozenset[str] = frozenset(
 TEXT_LANGUAGES: frozenset[str] = frozenset(
     {
         "markdown", "json", "yaml", "sql", "text", "xml", "ini", "dockerfile", "make", "cmake",
-        "proto", "graphql", "rst", "csv", "hcl", "nix", "r", "perl", "dart", "elixir", "erlang",
+        "proto", "graphql", "rst", "hcl", "nix", "r", "perl", "dart", "elixir", "erlang",
         "haskell", "ocaml", "clojure", "groovy", "objc", "julia", "powershell", "svelte", "scss",
         "less", "terraform",
     }
@@ -66,7 +66,6 @@ _BY_EXTENSION: dict[str, str] = {
     ".cmake": "cmake",
     ".proto": "proto",
     ".graphql": "graphql", ".gql": "graphql",
-    ".csv": "csv", ".tsv": "csv",
     ".tf": "terraform", ".tfvars": "terraform", ".hcl": "hcl",
     ".nix": "nix",
     ".r": "r",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -185,7 +186,7 @@ def fake_parse(repo: str, path: str, source: bytes) -> FakeParsed:
 
 
 def keep_imports(
-    imports: Sequence[Import], language: str, files: frozenset[str], go_module: str | None
+    imports: Sequence[Import], language: str, files: AbstractSet[str], go_module: str | None
 ) -> Sequence[Import]:
     return [
         Import(

@@ -288,6 +288,7 @@ def test_css_and_toml_file_chunks_carry_their_first_section_header():
         ("logo.png", None),
         ("bundle.min.js", None),
         ("go.sum", None),
+        ("data/rows.csv", None),
         ("noextension", None),
     ],
 )

@@ -130,6 +130,10 @@ class SqliteMemoryIndex:
                 self._delete_rows("path = ?", (path,))
                 self._db.execute("DELETE FROM files WHERE path = ?", (path,))
 
+    def namespaces(self) -> set[str]:
+        with self._lock:
+            return {row[0] for row in self._db.execute("SELECT DISTINCT ns FROM files")}
+
     def _delete_rows(self, where: str, args: tuple[Any, ...]) -> None:
         rows = self._db.execute(f"SELECT rowid, ns, id FROM memories WHERE {where}", args).fetchall()  # noqa: S608
         for rowid, ns, memory_id in rows:

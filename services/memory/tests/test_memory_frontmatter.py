@@ -112,7 +112,7 @@ def test_yaml_dates_and_quoted_strings_both_parse() -> None:
 _text = st.text(st.characters(codec="utf-8", exclude_categories=["Cc"]), max_size=40)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60, deadline=None, database=None)
 @given(
     name=_text,
     description=_text,

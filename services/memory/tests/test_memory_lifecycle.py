@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -123,6 +124,7 @@ def test_pinned_memories_survive_compaction(engine: MemoryEngine, memory_root: P
         )
     )
     pinned_dup = engine.store(MemoryDraft(repo=REPO, body="Never run migrations by hand", pinned=True))
+    second_pinned = engine.store(MemoryDraft(repo=REPO, body="NEVER run migrations by hand.", pinned=True))
     plain_dup = engine.store(
         MemoryDraft(
             repo=REPO, body="never run migrations by hand!", confidence=1.0, memory_class=MemoryClass.RULE
@@ -132,6 +134,7 @@ def test_pinned_memories_survive_compaction(engine: MemoryEngine, memory_root: P
     result = engine.compact(REPO)
     assert file_status(memory_root, pinned_episode.id) == "active"
     assert file_status(memory_root, pinned_dup.id) == "active"
+    assert file_status(memory_root, second_pinned.id) == "active"
     assert file_status(memory_root, plain_dup.id) == "superseded"
     assert (result.superseded, result.archived) == (1, 0)
 
@@ -146,13 +149,6 @@ def test_promoted_fact_is_not_removed_by_the_next_compaction(
             memory_class=MemoryClass.EPISODE,
         )
     )
-    duplicate = engine.store(
-        MemoryDraft(
-            repo=REPO,
-            body="Payments retries must be idempotent, learned in INC-42",
-            memory_class=MemoryClass.EPISODE,
-        )
-    )
     fact = engine.promote(REPO, episode.id, name="Payment retries are idempotent")
     assert (
         fact.id != episode.id and fact.memory_class is MemoryClass.FACT and fact.supersedes == (episode.id,)
@@ -160,6 +156,14 @@ def test_promoted_fact_is_not_removed_by_the_next_compaction(
     assert file_status(memory_root, episode.id) == "superseded"
 
     clock.advance(days=90)
+    # a newer copy of the same content, as a fact too: by recency alone it would win
+    duplicate = engine.store(
+        MemoryDraft(
+            repo=REPO,
+            body="Payments retries must be idempotent, learned in INC-42",
+            memory_class=MemoryClass.FACT,
+        )
+    )
     engine.compact(REPO)
     engine.compact(REPO)
     assert file_status(memory_root, fact.id) == "active"
@@ -208,3 +212,12 @@ def test_index_file_can_be_deleted_and_rebuilt(
         leftover.unlink()
     again = make_engine("x")
     assert recalled_ids(again, "blue green deploys") == [memory.id]
+
+
+def test_a_repo_folder_deleted_behind_the_engines_back_leaves_the_index(
+    engine: MemoryEngine, memory_root: Path
+) -> None:
+    engine.store(MemoryDraft(repo=REPO, body="soon gone"))
+    shutil.rmtree(memory_root / "repos" / REPO)
+    engine.sync_all()
+    assert engine.list_memories(REPO, include_inactive=True) == []

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -21,6 +22,12 @@ from services.search.domain.symbols import query_word_prefixes
 
 BM25_WEIGHTS = (10.0, 4.0, 3.0, 2.0, 1.0)  # names, path, signature, doc, body
 _MAX_PARAMS = 500
+# bm25 costs ~1–2 µs per matching row, so a query's cost is the sum of its terms' document
+# frequencies. Terms are taken rarest first until this many rows; the common ones left out have
+# an IDF near zero in bm25 and would barely change the order anyway.
+ROW_BUDGET = 5000
+MAX_TERMS = 12
+DF_CACHE_SECONDS = 60.0
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS chunks (
@@ -133,6 +140,8 @@ class SqliteKeywordIndex:
         self._connections_lock = threading.Lock()
         self._writer = self._connect()
         self._writer.executescript(_SCHEMA)
+        self._df_cache: dict[str, tuple[float, int]] = {}
+        self._df_lock = threading.Lock()
 
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(str(self._path), check_same_thread=False, isolation_level=None, timeout=30)
@@ -221,10 +230,41 @@ class SqliteKeywordIndex:
 
     # --- reads -------------------------------------------------------------------------------------
 
+    def _document_frequency(self, word: str) -> int:
+        now = time.monotonic()
+        with self._df_lock:
+            cached = self._df_cache.get(word)
+        if cached is not None and now - cached[0] < DF_CACHE_SECONDS:
+            return cached[1]
+        (count,) = self._reader().execute(
+            "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (fts_phrase(word),)
+        ).fetchone()
+        if count:  # never cache a zero: the next write may add the word, and reads must see writes
+            with self._df_lock:
+                if len(self._df_cache) > 20_000:
+                    self._df_cache.clear()
+                self._df_cache[word] = (now, int(count))
+        return int(count)
+
+    def affordable_terms(self, words: Sequence[str]) -> list[str]:
+        """The rarest words whose document frequencies fit the row budget (at least the rarest one)."""
+        frequencies = sorted((self._document_frequency(w), w) for w in dict.fromkeys(words))
+        chosen: list[str] = []
+        rows = 0
+        for df, word in frequencies:
+            if df == 0:
+                continue
+            if chosen and (rows + df > ROW_BUDGET or len(chosen) >= MAX_TERMS):
+                break
+            chosen.append(word)
+            rows += df
+        return chosen
+
     def search(self, repo: str, words: Sequence[str], filters: SearchFilters, limit: int) -> list[ScoredId]:
-        if not words or limit <= 0:
+        terms = self.affordable_terms(words) if words and limit > 0 else []
+        if not terms:
             return []
-        match = " OR ".join(fts_phrase(w) for w in words)
+        match = " OR ".join(fts_phrase(w) for w in terms)
         where, params = _filter_sql(filters)
         weights = ", ".join(str(w) for w in BM25_WEIGHTS)
         rows = (

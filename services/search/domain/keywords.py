@@ -24,7 +24,9 @@ STOPWORDS = frozenset(
         "have", "how", "i", "in", "into", "is", "it", "its", "me", "my", "of", "on", "or", "our",
         "please", "show", "should", "that", "the", "their", "them", "then", "there", "these", "this",
         "those", "to", "us", "was", "we", "what", "when", "where", "which", "who", "why", "will",
-        "with", "you", "your", "code", "find", "self", "cls"
+        "with", "you", "your", "code", "find", "self", "cls", "am", "been", "being", "getting", "got",
+        "happen", "happens", "would", "could", "here", "just", "also", "some", "than", "very", "about",
+        "tell", "explain", "look", "see", "don", "doesn", "isn", "won", "ll", "ve", "re"
     ]
 )
 # fmt: on
@@ -61,7 +63,7 @@ def query_words(query: str, limit: int = MAX_QUERY_WORDS) -> list[str]:
     for word in words(query):
         seen.setdefault(word, None)
     all_words = list(seen)
-    kept = [w for w in all_words if w not in STOPWORDS]
+    kept = [w for w in all_words if w not in STOPWORDS and len(w) > 1]
     return (kept or all_words)[:limit]
 
 
