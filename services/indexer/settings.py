@@ -20,8 +20,9 @@ class IndexerSettings(ServiceSettings):
     watch_debounce_ms: int = Field(default=300, ge=10, le=10_000)
     # Files larger than this are not indexed.
     max_file_bytes: int = Field(default=1024 * 1024, ge=1024)
-    # Parsing off the event loop: "process" (a pool of spawned workers) or "thread".
-    parse_executor: Literal["process", "thread"] = "process"
+    # Parsing off the event loop: "thread" (measured faster on 2 shared cores: ~450 vs ~330 files/s,
+    # 30% less CPU) or "process" (spawned workers: scales on idle cores, survives a crashing grammar).
+    parse_executor: Literal["process", "thread"] = "thread"
     parse_workers: int = Field(default=2, ge=1, le=64)
     # Files read/parsed/sent at once; a slow downstream fills these and pauses the run.
     max_in_flight: int = Field(default=16, ge=1, le=1024)

@@ -78,8 +78,7 @@ class SearchEngine:
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-        self._idle = threading.Event()
-        self._idle.set()
+        self._progress = threading.Condition()
         self._query_cache: OrderedDict[str, Vector] = OrderedDict()
         self._query_cache_lock = threading.Lock()
         self._parallel = ThreadPoolExecutor(max_workers=4, thread_name_prefix="search-signal")
@@ -262,8 +261,9 @@ class SearchEngine:
                 self.progress.last_error = str(exc)
                 self._stop.wait(self.options.retry_seconds)
                 continue
+            with self._progress:
+                self._progress.notify_all()
             if not worked:
-                self._idle.set()
                 self._wake.wait(timeout=1.0)
                 self._wake.clear()
 
@@ -274,7 +274,6 @@ class SearchEngine:
         batch = self.store.next_pending(self.options.backfill_batch)
         if not batch:
             return 0
-        self._idle.clear()
         keys = list(dict.fromkeys(k for k, _ in batch))
         vectors = self.store.cached(keys)
         missing = [k for k in keys if k not in vectors]
@@ -307,14 +306,16 @@ class SearchEngine:
         self._listeners.append(listener)
 
     def wait_idle(self, timeout: float) -> bool:
-        """Block until the backlog is empty (or embedding keeps failing); True when idle in time."""
+        """Block until the backlog is empty; False if it is not within `timeout` (e.g. failing embedder)."""
         deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.store is None or self.store.backlog("") == 0:
-                return True
-            self._wake.set()
-            self._idle.wait(timeout=0.05)
-        return self.store is None or self.store.backlog("") == 0
+        with self._progress:
+            while self.store is not None and self.store.backlog("") > 0:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0 or self._thread is None:
+                    return False
+                self._wake.set()
+                self._progress.wait(timeout=min(remaining, 0.5))
+        return True
 
     def close(self) -> None:
         self._stop.set()

@@ -8,4 +8,3 @@ EMBED_BACKLOG = Gauge("reporecall_search_embed_backlog", "Chunks waiting for an 
 CHUNKS_EMBEDDED = Counter(
     "reporecall_search_chunks_embedded_total", "Chunks that got a vector from the backfill."
 )
-EMBED_SECONDS = Gauge("reporecall_search_embed_seconds_total", "Seconds the backfill spent in the embedder.")

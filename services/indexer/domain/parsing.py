@@ -1,31 +1,42 @@
 """Parse one file into chunks, call sites and imports (DESIGN.md §4).
 
 What a language contributes is data: `services/indexer/queries/<language>.scm`, a tree-sitter query
-written in a small capture vocabulary. This module is generic over that vocabulary:
+written in a small capture vocabulary (a first line `; inherits: a, b` prepends other query files,
+e.g. the shared `_ecmascript.scm`). This module is generic over that vocabulary:
 
     @definition.function / .method / .class / .interface / .enum / .type   a definition; needs @name,
         optional @body (where the signature ends, default: the node's `body` field), @doc (a docstring
-        node, e.g. Python's) and @parent (owner named outside the node, e.g. a Go method's receiver type)
-    @scope / @scope.type     names that qualify the definitions inside but make no chunk of their own
-                             (C++ namespace / Rust impl block); inside a `.type` scope functions are methods
+        node, e.g. Python's) and @parent (owner named outside the node, e.g. a Go method's receiver
+        type); `(#set! definition.test "true")` flags it as a test (Zig `test "…" {}`)
+    @scope / @scope.type     a container that makes no chunk of its own; with @name it qualifies the
+                             definitions inside (Rust impl, Ruby module, TS namespace), without it is
+                             transparent (C++/C#/PHP namespaces); in a `.type` scope functions are methods
     @call                    a call; needs @call.name, optional @call.receiver
     @import                  an import; needs @import.target, optional @import.name (repeatable);
-                             `(#set! import.prefix "…")` prepends text to the target (Rust `mod x;` → self::x)
+                             `(#set! import.prefix "…")` prepends to the target (Rust `mod x;` → self::x),
+                             `(#set! import.span "true")` joins several captured segments (Scala `a.b.C`)
     @section                 a preferred split point for file-level chunks (Markdown heading, TOML table)
     @skip                    boilerplate lines that alone never make a module-level chunk (Go `package`)
     @comment                 comment lines, likewise ignored when deciding whether module code is trivial
     @embed.content           text in another language (Vue/HTML <script>), parsed with the grammar named by
                              @embed.language or `(#set! embed.language "…")`, in the same line numbering
+    @_anything               helper captures for predicates (#eq?, #match?), otherwise ignored
 
 Chunks: each definition (methods with their class as parent and `Class.method` as qualified name;
-definitions nested inside functions are part of that function); classes longer than
-`LARGE_CLASS_LINES` become an outline (header, fields, member signatures) beside their method chunks;
-lines outside definitions become MODULE chunks unless trivial; a file without definitions becomes
-FILE chunks. Long module/file regions are split into pieces of at most `MAX_PIECE_LINES` lines,
-preferably at sections or top-level statements, else after a blank line. A chunk's content is its
-whole lines, and starts at the leading comment/decorator block of the definition.
+definitions nested inside functions are part of that function's chunk; declarations without a body,
+such as interface method signatures, belong to their container's chunk); classes longer than
+`LARGE_CLASS_LINES` become an outline (header, fields, member signatures) beside their method
+chunks, smaller ones keep their full text; lines outside definitions become MODULE chunks unless
+trivial (blank, comments, imports, @skip, fewer than `MIN_MODULE_LINES` code lines and no call); a
+file without definitions becomes FILE chunks (CSS, TOML, Markdown, JSON, YAML, SQL, text …). Long
+module/file regions are split into pieces of at most `MAX_PIECE_LINES` lines, preferably at sections
+or top-level statements, else after a blank line. A chunk's content is its whole lines, starting at
+the definition's leading comment/decorator/attribute block. FILE and MODULE chunks are named after
+the file (name = base name, qualified name = path); their ordinal tells the pieces apart.
 
-Nothing here raises on bad input: unparsable text still gives file-level chunks plus a warning.
+Call sites belong to the innermost chunk containing their line (module-level calls to the MODULE
+chunk). Nothing here raises on bad input: a definition containing a syntax error is indexed as
+module text, and unparsable or binary content as file-level chunks, each with a warning.
 """
 
 from __future__ import annotations

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -27,11 +28,11 @@ from services.indexer.tests.indexer_fakes import (
 
 
 @pytest.fixture
-async def rig(tmp_path: Path) -> Rig:
+async def rig(tmp_path: Path) -> AsyncIterator[Rig]:
     root = tmp_path / "repo"
     make_repo(root, 20, per_dir=5)
     rig = await make_rig(root, tmp_path / "manifest.db")
-    yield rig  # type: ignore[misc]
+    yield rig
     await rig.engine.close()
 
 
@@ -189,7 +190,7 @@ async def test_cancelled_run_with_changes_in_between_converges(tmp_path: Path) -
     await rig.engine.run_index("demo")
     rig.search.log.calls.clear()
     # Change the tree: edits, a deletion, a new file.
-    for index in (1, 2, 3, 30):  # sorted first, so paths[1] is sent first
+    for index in (1, 2, 3, 30):
         write(root, paths[index], module_text(index) + f"def added_{index}(q):\n    call func_{index}\n")
         touch_later(root / paths[index])
     (root / paths[5]).unlink()
@@ -204,9 +205,9 @@ async def test_cancelled_run_with_changes_in_between_converges(tmp_path: Path) -
     assert rig.search.log.paths("upsert")  # search holds new state for some files graph never got
     rig.graph.log.gate = None
     # Revert one half-sent file to its old content: only the pending mark forces it out again.
-    half_sent = rig.search.log.paths("upsert")[0]
-    assert half_sent == paths[1]
-    write(root, half_sent, module_text(1))
+    edited = {paths[i]: i for i in (1, 2, 3, 30)}
+    half_sent = next(p for p in rig.search.log.paths("upsert") if p in edited)
+    write(root, half_sent, module_text(edited[half_sent]))
     touch_later(root / half_sent)
     final = await rig.engine.run_index("demo")
     assert final.errors == 0
@@ -438,3 +439,42 @@ async def test_a_missing_working_tree_is_an_error_not_a_mass_deletion(rig: Rig) 
     with pytest.raises(InvalidRepoPath, match="missing"):
         await rig.engine.run_index("demo")
     assert len(rig.search.files) == 20 and rig.search.log.paths("delete") == []
+
+
+@pytest.mark.parametrize("executor", ["thread", "process"])
+async def test_real_parser_in_a_pool_sends_chunks_calls_and_resolved_imports(
+    tmp_path: Path, executor: str
+) -> None:
+    from services.indexer.adapters.sqlite_manifest import SqliteManifest
+    from services.indexer.bootstrap import build_parse_executor
+    from services.indexer.engine import EngineConfig, IndexerEngine
+
+    root = tmp_path / "repo"
+    write(root, "app/__init__.py", "")
+    write(root, "app/util.py", "def helper(x):\n    return x + 1\n")
+    write(root, "app/main.py", "from .util import helper\n\n\ndef run(v):\n    return helper(v)\n")
+    write(root, "web/index.ts", "import { f } from './lib';\nexport function go(): number { return f(); }\n")
+    write(root, "web/lib.ts", "export function f(): number { return 1; }\n")
+    write(root, "README.md", "# Demo\n\nSome words.\n")
+    search, graph = FakeSearch(), FakeGraph()
+    engine = IndexerEngine(
+        SqliteManifest(tmp_path / "m.db"),
+        search,
+        graph,
+        config=EngineConfig(send_attempts=1),
+        executor_factory=build_parse_executor(executor, 1),
+    )
+    try:
+        await engine.register_repo(str(root), "demo")
+        final = await engine.run_index("demo")
+        assert final.errors == 0 and final.files_sent == 6
+        names = {c.qualified_name for chunks in search.files.values() for c in chunks}
+        assert {"helper", "run", "go", "f"} <= names
+        _, calls, imports = graph.files[("demo", "app/main.py")]
+        assert [c.callee_name for c in calls] == ["helper"]
+        assert [(i.target, i.resolved_path) for i in imports] == [(".util", "app/util.py")]
+        _, _, ts_imports = graph.files[("demo", "web/index.ts")]
+        assert [i.resolved_path for i in ts_imports] == ["web/lib.ts"]
+        assert ("demo", "README.md") in search.files
+    finally:
+        await engine.close()

@@ -120,3 +120,12 @@ async def test_bad_input_is_invalid_argument(client, call: str, request_message,
         await getattr(stub, call)(request_message)
     assert info.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert field in (info.value.details() or "")
+
+
+async def test_index_repo_with_a_missing_working_tree_is_failed_precondition(client) -> None:
+    stub, rig = client
+    rig.root.rename(rig.root.with_name("gone"))
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        [_ async for _ in stub.IndexRepo(indexer_pb2.IndexRepoRequest(repo="demo"))]
+    assert info.value.code() == grpc.StatusCode.FAILED_PRECONDITION
+    assert "missing" in (info.value.details() or "")

@@ -167,7 +167,11 @@ class MeilisearchKeywordIndex:
         except MeilisearchApiError as exc:
             if exc.code != "index_not_found":
                 raise
-            self._wait(self._client.create_index(index.uid, {"primaryKey": primary_key}))
+            created = self._client.create_index(index.uid, {"primaryKey": primary_key})
+            task = self._client.wait_for_task(created.task_uid, timeout_in_ms=TASK_TIMEOUT_MS)
+            # Another replica may have created it meanwhile; that is as good.
+            if task.status != "succeeded" and (task.error or {}).get("code") != "index_already_exists":
+                raise RuntimeError(f"Meilisearch could not create index {index.uid}: {task.error}") from exc
         self._wait(index.update_settings(settings))
 
     def _wait(self, task_info: Any) -> dict[str, Any]:

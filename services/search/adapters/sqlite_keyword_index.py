@@ -236,9 +236,11 @@ class SqliteKeywordIndex:
             cached = self._df_cache.get(word)
         if cached is not None and now - cached[0] < DF_CACHE_SECONDS:
             return cached[1]
-        (count,) = self._reader().execute(
-            "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (fts_phrase(word),)
-        ).fetchone()
+        (count,) = (
+            self._reader()
+            .execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (fts_phrase(word),))
+            .fetchone()
+        )
         if count:  # never cache a zero: the next write may add the word, and reads must see writes
             with self._df_lock:
                 if len(self._df_cache) > 20_000:

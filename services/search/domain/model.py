@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from enum import StrEnum
 
 import numpy as np
@@ -164,7 +164,6 @@ class BackfillProgress:
     failures: int = 0
     seconds: float = 0.0
     last_error: str = ""
-    recent: list[float] = field(default_factory=list)
 
 
 def path_dirs(path: str) -> list[str]:
