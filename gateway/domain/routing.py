@@ -128,8 +128,7 @@ _SKIP_PHRASES = r"""
   | (?:it'?s|it\s+is|everything\s+is)\s+working(?:\s+now)? | it\s+works(?:\s+now)? | works\s+now
   | works\s+(?:great|perfectly|fine)(?:\s+now)?
 """
-_META_PHRASES = r"""
-    (?:can\s+you\s+|could\s+you\s+|please\s+)*(?:
+_META_ITEMS = r"""
         be\s+(?:more\s+)?(?:concise|brief|terse)
       | (?:answer|reply|respond)\s+(?:more\s+)?(?:briefly|concisely|shortly|in\s+\w+)
       | (?:answer|reply|respond|write)\s+(?:in\s+|with\s+)?(?:shorter|short|brief|briefer|concise)
@@ -144,8 +143,8 @@ _META_PHRASES = r"""
       | what\s+(?:were|are)\s+we\s+(?:doing|working\s+on|talking\s+about) | where\s+were\s+we
       | who\s+are\s+you | what\s+(?:model|llm)\s+are\s+you | are\s+you\s+(?:there|still\s+there) | you\s+there
       | tl;?dr | eli5
-    )
 """
+
 # Weak agreement words read as an acknowledgement next to thanks ("ok thanks"), as a go-ahead alone ("ok").
 _WEAK_CONTINUE_PHRASES = r"""
     sure | ok | okay | k | kk | alright | right | fine | good | true | correct | exactly | agreed | indeed
@@ -161,17 +160,50 @@ _CONTINUE_PHRASES = r"""
   | option\s+\w | \d{1,2} | [a-d] | (?:the\s+)?(?:first|second|third|fourth|last|other)\s+one | both
   | all\s+of\s+them | no | nope | nah | not\s+yet | wait | stop | hold\s+on | hang\s+on
 """
-_FILLERS = r"""oh | so | well | then | now | hmm | claude | man | mate | buddy | again | :\)
+_FILLERS = r"""oh | so | well | then | now | hmm | claude | man | mate | buddy | :\)
   | for\s+(?:the|your|all\s+the)\s+help | for\s+(?:yesterday|today|everything|all|that|this)"""
 
+
+def _alternatives(*patterns: str) -> list[str]:
+    """The top-level alternatives of verbose patterns, whitespace removed, longest first."""
+    found: set[str] = set()
+    for pattern in patterns:
+        compact = re.sub(r"\s+", "", pattern)
+        depth, start = 0, 0
+        for i, char in enumerate(compact):
+            escaped = i > 0 and compact[i - 1] == "\\"
+            if char == "(" and not escaped:
+                depth += 1
+            elif char == ")" and not escaped:
+                depth -= 1
+            elif char == "|" and depth == 0:
+                found.add(compact[start:i])
+                start = i + 1
+        found.add(compact[start:])
+    return sorted((a for a in found if a), key=lambda a: (-len(a), a))
+
+
+# Every meta phrase may be asked politely; one alternative per phrase so each can end the match on its own.
+_META_PHRASES = "|".join(
+    rf"(?:can\s+you\s+|could\s+you\s+|please\s+)*(?:{item})" for item in _alternatives(_META_ITEMS)
+)
 _SEP = r"[\s,.!?;:\-–—…()'\"*]*"
 _SKIP_RE = re.compile(rf"\b(?:(?:{_SKIP_PHRASES})|(?:{_META_PHRASES}))(?!\w)", re.VERBOSE)
 _CONTINUE_RE = re.compile(rf"\b(?:{_CONTINUE_PHRASES})(?!\w)", re.VERBOSE)
-_CONVERSATIONAL = re.compile(
-    rf"""^{_SEP}(?:(?:(?:{_SKIP_PHRASES})|(?:{_META_PHRASES})|(?:{_CONTINUE_PHRASES})|(?:{_WEAK_CONTINUE_PHRASES})
-    |(?:{_FILLERS})){_SEP})*$""",
-    re.VERBOSE,
+# Is the prompt made only of such phrases? Each phrase is atomic and must end at a word boundary, and the
+# loop is possessive: a run of look-alike phrases ("again again again …") parses in linear time. A parse
+# the first-matching (longest-first) phrase choice misses just routes the prompt normally (never a skip).
+_ANY_PHRASE = (
+    "(?>"
+    + "|".join(
+        f"(?:{alternative})(?!\\w)"
+        for alternative in _alternatives(
+            _SKIP_PHRASES, _META_PHRASES, _CONTINUE_PHRASES, _WEAK_CONTINUE_PHRASES, _FILLERS
+        )
+    )
+    + ")"
 )
+_CONVERSATIONAL = re.compile(rf"^{_SEP}(?:{_ANY_PHRASE}{_SEP})*+$")
 _NON_TEXT = re.compile(r"[^\w\s'’,.!?;:\-–—…()\"*:]+")  # emoji and symbols are ignored
 
 # Claude Code's built-in commands that are about the session, not the code.

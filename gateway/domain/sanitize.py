@@ -18,7 +18,7 @@ from kit.text import identifier_tokens
 
 MAX_PROMPT_CHARS = 4_000
 # Anything beyond this is never looked at (head and tail kept), so sanitising stays bounded in time.
-MAX_SCAN_CHARS = 200_000
+MAX_SCAN_CHARS = 100_000
 # Fenced blocks this small are kept verbatim: a one-line command or call is part of the question.
 SMALL_BLOCK_LINES = 3
 SMALL_BLOCK_CHARS = 200
@@ -28,6 +28,9 @@ MIN_CODE_RUN = 6
 MAX_REFS = 4
 MAX_NAMES = 5
 MAX_SUMMARY_LINE = 200
+# Line patterns only look at a line's start: a log or code line says what it is early, and a pasted
+# megabyte-long line must not cost quadratic regex time.
+MAX_LINE_SCAN = 300
 
 REMOVED_SYSTEM_REMINDER = "system_reminder"
 REMOVED_INJECTED_CONTEXT = "injected_context"
@@ -170,11 +173,9 @@ def _strip_injected_context(text: str) -> tuple[str, bool]:
             return text, found
         found = True
         closing = CONTEXT_CLOSE_LINE.search(text, opening.end())
-        end = (
-            closing.end() + (1 if text[closing.end() : closing.end() + 1] == "\n" else 0)
-            if closing
-            else len(text)
-        )
+        end = len(text) if closing is None else closing.end()
+        if text.startswith("\n", end):
+            end += 1
         text = text[: opening.start()] + text[end:]
 
 
@@ -243,7 +244,7 @@ def _replace_unfenced_runs(text: str, removed: list[str], summaries: list[str]) 
 
 
 def _is_log_line(line: str) -> bool:
-    return bool(_LOG_LINE.match(line))
+    return bool(_LOG_LINE.match(line[:MAX_LINE_SCAN]))
 
 
 def _log_run_end(lines: list[str], start: int) -> int:
@@ -266,12 +267,12 @@ def _log_run_end(lines: list[str], start: int) -> int:
 
 
 def _is_frame_source(lines: list[str], index: int) -> bool:
-    return index > 0 and bool(_PY_FRAME.search(lines[index - 1]))
+    return index > 0 and bool(_PY_FRAME.search(lines[index - 1][:MAX_LINE_SCAN]))
 
 
 def _code_run_end(lines: list[str], start: int) -> int:
     """End of a stretch where code-like lines dominate (blank lines allowed inside); `start` if none."""
-    if not _CODE_LINE.match(lines[start]):
+    if not _CODE_LINE.match(lines[start][:MAX_LINE_SCAN]):
         return start
     end, code, total, last_code = start, 0, 0, start
     while end < len(lines):
@@ -281,7 +282,7 @@ def _code_run_end(lines: list[str], start: int) -> int:
             continue
         total += 1
         indented = line.startswith(("    ", "\t")) and not line.lstrip().startswith(("-", "*"))
-        if indented or _CODE_LINE.match(line):
+        if indented or _CODE_LINE.match(line[:MAX_LINE_SCAN]):
             code += 1
             last_code = end
         elif total - code > 1 or code < 0.7 * total:
@@ -302,7 +303,7 @@ def _looks_like_log(lines: list[str]) -> bool:
 
 def _log_summary(lines: list[str], require_signal: bool = False) -> str:
     """`[log: 42 lines; KeyError: 'user_id'; at app/models.py:42 in get_user, app/views.py:17]`."""
-    exceptions = [m.group(0).strip() for line in lines if (m := _EXCEPTION_LINE.match(line))]
+    exceptions = [m.group(0).strip() for line in lines if (m := _EXCEPTION_LINE.match(line[:MAX_LINE_SCAN]))]
     python_order = any("Traceback (most recent call last)" in line for line in lines)
     refs = _file_refs(lines, innermost_last=python_order)
     if require_signal and not exceptions and not refs:
@@ -322,6 +323,7 @@ def _log_summary(lines: list[str], require_signal: bool = False) -> str:
 def _file_refs(lines: list[str], innermost_last: bool) -> list[str]:
     refs: dict[str, None] = {}
     for line in lines:
+        line = line[:MAX_LINE_SCAN]
         match = _PY_FRAME.search(line) or _AT_FRAME.search(line) or _PATH_LINE.search(line)
         if match is None:
             continue
@@ -352,7 +354,7 @@ def _diff_summary(lines: list[str]) -> str:
                 files.setdefault(re.sub(r"^[ab]/", "", path), None)
         elif line.startswith("@@"):
             context = line.split("@@", 2)[-1]
-            match = _DEFINED_NAME.match(context.strip())
+            match = _DEFINED_NAME.match(context.strip()[:MAX_LINE_SCAN])
             if match:
                 hunks.setdefault(match.group(1), None)
     parts = [f"diff: {len(lines)} lines"]
@@ -367,7 +369,7 @@ def _code_summary(lines: list[str], language: str) -> str:
     """`[code: python, 24 lines; defines parse_config, Loader]` — the defined names are good seeds."""
     names: dict[str, None] = {}
     for line in lines:
-        match = _DEFINED_NAME.match(line)
+        match = _DEFINED_NAME.match(line[:MAX_LINE_SCAN])
         if match:
             names.setdefault(match.group(1), None)
     if not names:

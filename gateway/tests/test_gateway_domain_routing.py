@@ -171,3 +171,37 @@ def test_classify_p99_is_under_a_millisecond():
     timings.sort()
     p99 = timings[int(len(timings) * 0.99)]
     assert p99 < 0.001, f"p99 {p99 * 1e6:.0f} µs"
+
+
+@pytest.mark.parametrize(
+    "unit",
+    [
+        "again ",
+        "ok ",
+        "hiya ",
+        "thank you ",
+        "all good now ",
+        "yes please ",
+        "see you ",
+        "a b ",
+        "1 2 ",
+        ":) ",
+    ],
+)
+def test_runs_of_look_alike_phrases_do_not_backtrack_exponentially(unit):
+    import signal
+
+    def too_slow(*_):
+        raise TimeoutError(f"classify backtracked on {unit!r} × n")
+
+    previous = signal.signal(signal.SIGALRM, too_slow)
+    signal.setitimer(signal.ITIMER_REAL, 2.0)
+    try:
+        for tail in ("", "zzz", " add x_y"):
+            prompt = (unit * 80)[: 158 - len(tail)] + tail
+            started = time.perf_counter()
+            classify(prompt)
+            assert time.perf_counter() - started < 0.05
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)

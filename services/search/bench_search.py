@@ -180,9 +180,11 @@ def main() -> None:
             engine._query_cache.clear()
             results[label] = report(label, asyncio.run(measure_grpc(engine, queries, mode)))
         embed_ms = []
+        query_embedder = engine.query_embedder
+        assert query_embedder is not None
         for q in queries[:100]:
             start = time.perf_counter()
-            engine.query_embedder.embed([q + " uncached"])
+            query_embedder.embed([q + " uncached"])
             embed_ms.append((time.perf_counter() - start) * 1000)
         print(f"  query embedding alone  p50 {statistics.median(embed_ms):6.2f} ms")
         engine.close()

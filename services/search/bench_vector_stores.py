@@ -168,7 +168,7 @@ def bench_qdrant_edge(points: int, queries: int, folder: Path, optimize: bool) -
     build = time.perf_counter() - start
     repo_filter = qe.Filter(must=[qe.FieldCondition("repo", match=qe.MatchValue("main"))])
 
-    def run(q: np.ndarray, flt: object | None) -> None:
+    def run(q: np.ndarray, flt: qe.Filter | None) -> None:
         shard.query(qe.QueryRequest(limit=TOP_K, query=qe.Query.Nearest(q.tolist(), using="v"), filter=flt))
 
     unfiltered = _time_queries(lambda q: run(q, None), query_vectors)

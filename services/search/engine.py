@@ -43,6 +43,7 @@ log = structlog.get_logger("search.engine")
 MAX_LIMIT = 200
 MAX_QUERY_CHARS = 4000
 SYMBOL_CANDIDATES = 400
+BACKLOG_CACHE_SECONDS = 1.0
 
 
 @dataclass(frozen=True)
@@ -83,6 +84,7 @@ class SearchEngine:
         self._query_cache_lock = threading.Lock()
         self._parallel = ThreadPoolExecutor(max_workers=4, thread_name_prefix="search-signal")
         self._listeners: list[Callable[[int], None]] = []
+        self._backlog_cache: dict[str, tuple[float, int]] = {}
 
     @property
     def vectors_enabled(self) -> bool:
@@ -103,6 +105,7 @@ class SearchEngine:
             stored = self.keyword.replace_file(repo, path, normalised)
             if self.vector is not None:
                 self._replace_vectors(repo, path, normalised)
+                self._backlog_cache.pop(repo, None)
         if self.vector is not None:
             self._wake.set()
         return stored
@@ -184,13 +187,25 @@ class SearchEngine:
             except Exception as exc:  # a failing vector backend degrades to keyword results
                 log.warning("vector_search_failed", error=str(exc), repo=repo)
                 partial = True
-            if self.store is not None and self.store.backlog(repo) > 0:
+            if self._backlog(repo) > 0:
                 partial = True
 
         signals = reciprocal_rank_fusion(keyword_hits, vector_hits)
         chunks = {c.id: c for c in self.keyword.get_chunks(repo, list(signals)) if filters.accepts_chunk(c)}
         hits = rank(signals, chunks, QueryIntent.of(query), limit)
         return SearchResult(hits=hits, partial=partial)
+
+    def _backlog(self, repo: str) -> int:
+        """The repo's backlog, cached briefly: it is checked on every search, and only flags `partial`."""
+        if self.store is None:
+            return 0
+        now = time.monotonic()
+        cached = self._backlog_cache.get(repo)
+        if cached is not None and now - cached[0] < BACKLOG_CACHE_SECONDS:
+            return cached[1]
+        count = self.store.backlog(repo)
+        self._backlog_cache[repo] = (now, count)
+        return count
 
     def _vector_candidates(self, query: str, repo: str, filters: SearchFilters, depth: int) -> list[ScoredId]:
         assert self.vector is not None
@@ -297,6 +312,7 @@ class SearchEngine:
             # deleted while we were embedding has replaced or dropped its backlog rows.
             current = self.store.complete(batch)
             self.vector.upsert([item.entry(vectors[k]) for k, item in current])
+            self._backlog_cache.clear()
         for listener in self._listeners:
             listener(len(current))
         return len(current)

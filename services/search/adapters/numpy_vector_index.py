@@ -211,20 +211,19 @@ class NumpyVectorIndex:
             self._delete_memory(repo, stale)
             self._write_memory(prepared)
 
-    def delete_ids(self, repo: str, chunk_ids: Iterable[str]) -> int:
+    def delete_ids(self, repo: str, chunk_ids: Iterable[str]) -> None:
         with self._lock:
-            return self._delete(repo, list(chunk_ids))
+            self._delete(repo, list(chunk_ids))
 
-    def delete_files(self, repo: str, paths: Iterable[str]) -> int:
+    def delete_files(self, repo: str, paths: Iterable[str]) -> None:
         with self._lock:
-            return self._delete(repo, [cid for path in paths for cid in self._file_ids(repo, path)])
+            self._delete(repo, [cid for path in paths for cid in self._file_ids(repo, path)])
 
-    def delete_repo(self, repo: str) -> int:
+    def delete_repo(self, repo: str) -> None:
         with self._lock:
             with self._transaction():
                 self._db.execute("DELETE FROM vectors WHERE repo = ?", (repo,))
-            matrix = self._repos.pop(repo, None)
-            return len(matrix) if matrix else 0
+            self._repos.pop(repo, None)
 
     def _write_rows(self, prepared: list[tuple[VectorEntry, Vector]]) -> None:
         self._db.executemany(

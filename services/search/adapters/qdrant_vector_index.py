@@ -136,7 +136,7 @@ class QdrantVectorIndex:
     def replace_file(self, repo: str, path: str, entries: Sequence[VectorEntry]) -> None:
         # New points first, then the file's others: a reader never sees the file with no vectors.
         self.upsert(entries)
-        keep = [point_id(repo, e.chunk_id) for e in entries]
+        keep: list[models.ExtendedPointId] = [point_id(repo, e.chunk_id) for e in entries]
         must_not: list[Any] = [models.HasIdCondition(has_id=keep)] if keep else []
         self._delete(
             models.Filter(
@@ -149,7 +149,7 @@ class QdrantVectorIndex:
         )
 
     def delete_ids(self, repo: str, chunk_ids: Iterable[str]) -> None:
-        ids = [point_id(repo, cid) for cid in chunk_ids]
+        ids: list[models.ExtendedPointId] = [point_id(repo, cid) for cid in chunk_ids]
         if ids:
             self._client.delete(self._collection, points_selector=models.PointIdsList(points=ids), wait=True)
 

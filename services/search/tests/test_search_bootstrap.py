@@ -17,7 +17,8 @@ from services.search.settings import SearchSettings
 def test_empty_urls_mean_embedded_stores_under_the_data_dir(tmp_path: Path) -> None:
     keyword = build_keyword_index("", tmp_path)
     vector = build_vector_index("", tmp_path, 8)
-    assert isinstance(keyword, SqliteKeywordIndex) and isinstance(vector, NumpyVectorIndex)
+    assert isinstance(keyword, SqliteKeywordIndex)
+    assert isinstance(vector, NumpyVectorIndex)
     assert (tmp_path / "search" / "keyword.db").exists() and (tmp_path / "search" / "vectors.db").exists()
     keyword.close()
     vector.close()
@@ -26,6 +27,7 @@ def test_empty_urls_mean_embedded_stores_under_the_data_dir(tmp_path: Path) -> N
 def test_explicit_local_urls_and_none(tmp_path: Path) -> None:
     keyword = build_keyword_index(f"sqlite://{tmp_path}/kw/k.db", tmp_path)
     vector = build_vector_index(f"file://{tmp_path}/vec", tmp_path, 8)
+    assert vector is not None
     assert (tmp_path / "kw" / "k.db").exists() and (tmp_path / "vec" / "vectors.db").exists()
     keyword.close()
     vector.close()
@@ -55,6 +57,7 @@ async def test_keyword_only_bootstrap_serves_the_search_service(tmp_path: Path) 
     assert name == "reporecall.search.v1.SearchService"
     engine = parts.extra["engine"]
     assert engine.stats("").vector_backend == "none"
+    assert parts.on_start is not None and parts.on_stop is not None
     await parts.on_start()
     await parts.on_stop()
 
@@ -70,5 +73,6 @@ async def test_default_bootstrap_uses_minilm_with_a_separate_query_session(tmp_p
     )
     assert engine.query_embedder is not engine.embedder
     assert search_pb2.StatsResponse(embedder=stats.embedder).embedder == "all-MiniLM-L6-v2-int8"
+    assert parts.on_start is not None and parts.on_stop is not None
     await parts.on_start()
     await parts.on_stop()

@@ -10,7 +10,7 @@ import pytest
 from kit.domain import ChunkKind
 from services.search.domain.model import InvalidRequest, SearchFilters, SearchMode, SymbolMatch, TestFilter
 from services.search.engine import SearchEngine
-from services.search.tests.search_fakes import chunk
+from services.search.tests.search_fakes import WordHashEmbedder, chunk
 
 REPO = "repo"
 
@@ -235,6 +235,7 @@ def test_keyword_hits_come_before_the_backfill_and_the_result_says_partial(engin
 
 def test_unchanged_code_is_never_embedded_twice(engine: SearchEngine) -> None:
     embedder = engine.embedder
+    assert isinstance(embedder, WordHashEmbedder)
     c = chunk("stable_function", "s.py")
     engine.upsert_file(REPO, "s.py", [c])
     backfilled(engine)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from kit.domain import ChunkKind
 from services.search.domain.model import SearchFilters, TestFilter, VectorEntry
 from services.search.ports import VectorIndex
 from services.search.tests.conftest import VECTOR_BACKENDS, open_vector_index
@@ -51,7 +53,7 @@ def brute_force(entries: list[VectorEntry], repo: str, query: np.ndarray, filter
 
 
 @pytest.fixture(params=VECTOR_BACKENDS)
-def index(request, tmp_path: Path, cleanups: list) -> VectorIndex:
+def index(request, tmp_path: Path, cleanups: list) -> Iterator[VectorIndex]:
     built = open_vector_index(request.param, tmp_path, DIM, cleanups)
     yield built
     built.close()
@@ -60,7 +62,7 @@ def index(request, tmp_path: Path, cleanups: list) -> VectorIndex:
 FILTERS = [
     SearchFilters(),
     SearchFilters.of(languages=["go"]),
-    SearchFilters.of(kinds=["class", "method"]),
+    SearchFilters.of(kinds=[ChunkKind.CLASS, ChunkKind.METHOD]),
     SearchFilters.of(path_prefix="src/"),
     SearchFilters.of(path_prefix="src/b/de"),
     SearchFilters.of(tests=TestFilter.EXCLUDE),

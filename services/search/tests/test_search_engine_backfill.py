@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -18,8 +19,12 @@ REPO = "repo"
 
 
 @pytest.fixture
-def engine(tmp_path: Path) -> SearchEngine:
-    embedder = WordHashEmbedder()
+def embedder() -> WordHashEmbedder:
+    return WordHashEmbedder()
+
+
+@pytest.fixture
+def engine(tmp_path: Path, embedder: WordHashEmbedder) -> Iterator[SearchEngine]:
     built = SearchEngine(
         SqliteKeywordIndex(tmp_path / "k.db"),
         NumpyVectorIndex(tmp_path / "v.db", embedder.dimension),
@@ -31,59 +36,63 @@ def engine(tmp_path: Path) -> SearchEngine:
     built.close()
 
 
-def test_backfill_embeds_in_batches_until_the_backlog_is_empty(engine: SearchEngine) -> None:
+def test_backfill_embeds_in_batches_until_the_backlog_is_empty(
+    engine: SearchEngine, embedder: WordHashEmbedder
+) -> None:
     engine.upsert_file(REPO, "a.py", [chunk(f"fn_{i}", "a.py", start_line=i * 5 + 1) for i in range(10)])
     assert engine.stats(REPO).embed_backlog == 10
     assert [engine.backfill_once() for _ in range(4)] == [4, 4, 2, 0]
-    assert engine.embedder.calls == [4, 4, 2]
+    assert embedder.calls == [4, 4, 2]
     stats = engine.stats(REPO)
     assert (stats.vectors, stats.embed_backlog) == (10, 0)
 
 
 def test_a_file_reindexed_while_its_batch_is_embedding_keeps_only_the_new_version(
-    engine: SearchEngine,
+    engine: SearchEngine, embedder: WordHashEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     old = chunk("moving_target", "m.py", body="def moving_target():\n    return old_value\n")
     engine.upsert_file(REPO, "m.py", [old])
     new = chunk("moving_target", "m.py", body="def moving_target():\n    return new_value\n")
-    embed = engine.embedder.embed
+    embed = embedder.embed
 
     def reindex_during_embedding(texts):
         engine.upsert_file(REPO, "m.py", [new])  # the indexer wins the race
         return embed(texts)
 
-    engine.embedder.embed = reindex_during_embedding
+    monkeypatch.setattr(embedder, "embed", reindex_during_embedding)
     assert engine.backfill_once() == 0  # the stale vector was not written
-    engine.embedder.embed = embed
+    monkeypatch.setattr(embedder, "embed", embed)
     assert engine.stats(REPO).embed_backlog == 1
     assert engine.backfill_once() == 1
     hit = engine.search("new value", REPO, mode=SearchMode.VECTOR).hits[0]
     assert hit.signals.vector_score == pytest.approx(
-        float(engine.embed_query("new value") @ engine.embedder.embed([embedding_text(new)])[0]), abs=1e-5
+        float(engine.embed_query("new value") @ embedder.embed([embedding_text(new)])[0]), abs=1e-5
     )
 
 
-def test_a_file_deleted_while_embedding_gets_no_vectors(engine: SearchEngine) -> None:
+def test_a_file_deleted_while_embedding_gets_no_vectors(
+    engine: SearchEngine, embedder: WordHashEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
     engine.upsert_file(REPO, "d.py", [chunk("doomed", "d.py")])
-    embed = engine.embedder.embed
+    embed = embedder.embed
 
     def delete_during_embedding(texts):
         engine.delete_files(REPO, ["d.py"])
         return embed(texts)
 
-    engine.embedder.embed = delete_during_embedding
+    monkeypatch.setattr(embedder, "embed", delete_during_embedding)
     assert engine.backfill_once() == 0
     assert (engine.stats(REPO).vectors, engine.stats(REPO).embed_backlog) == (0, 0)
 
 
-def test_embedding_failures_are_retried_then_parked(engine: SearchEngine) -> None:
+def test_embedding_failures_are_retried_then_parked(engine: SearchEngine, embedder: WordHashEmbedder) -> None:
     engine.upsert_file(REPO, "f.py", [chunk("flaky", "f.py")])
-    engine.embedder.fail_next = 1
+    embedder.fail_next = 1
     with pytest.raises(RuntimeError):
         engine.backfill_once()
     assert engine.backfill_once() == 1  # retried
     engine.upsert_file(REPO, "g.py", [chunk("broken", "g.py")])
-    engine.embedder.fail_next = MAX_ATTEMPTS
+    embedder.fail_next = MAX_ATTEMPTS
     for _ in range(MAX_ATTEMPTS):
         with pytest.raises(RuntimeError):
             engine.backfill_once()
@@ -92,13 +101,15 @@ def test_embedding_failures_are_retried_then_parked(engine: SearchEngine) -> Non
     assert engine.progress.failures == MAX_ATTEMPTS + 1
 
 
-def test_identical_text_is_embedded_once_across_files_and_repos(engine: SearchEngine) -> None:
+def test_identical_text_is_embedded_once_across_files_and_repos(
+    engine: SearchEngine, embedder: WordHashEmbedder
+) -> None:
     body = "def same():\n    return 1\n"
     engine.upsert_file(REPO, "x.py", [chunk("same", "x.py", body=body)])
     engine.backfill_once()
     engine.upsert_file("other", "x.py", [chunk("same", "x.py", body=body, repo="other")])
     assert engine.stats("other").vectors == 1  # straight from the cache, no backlog
-    assert engine.embedder.calls == [1]
+    assert embedder.calls == [1]
 
 
 def test_background_thread_drains_the_backlog_and_stops_on_close(tmp_path: Path) -> None:
