@@ -61,6 +61,10 @@ def build_parser() -> argparse.ArgumentParser:
     search.add_argument("--mode", choices=("hybrid", "keyword", "vector"), default="hybrid")
     search.add_argument("--json", action="store_true")
     search.set_defaults(handler=cmd_search)
+    from cli.commands import add_commands
+
+    add_commands(commands, _client)
+
     mcp = commands.add_parser("mcp", help="serve the MCP tools over stdio (bridged to the gateway)")
     mcp.add_argument("--repo", help="repository name (default: the one containing the current directory)")
     mcp.set_defaults(handler=cmd_mcp)

@@ -125,6 +125,10 @@ class Supervisor:
                 "REPORECALL_METRICS_PORT": str(port(METRICS_OFFSET + index)),
                 **{f"REPORECALL_{other.upper()}_ADDR": addr for other, addr in addresses.items()},
             }
+            if name == "indexer":
+                env.setdefault("REPORECALL_WATCH", "true")  # a local suite follows edits as they are saved
+            if name == "memory":
+                env.setdefault("REPORECALL_CLAUDE_PROJECTS_DIR", str(Path.home() / ".claude" / "projects"))
             if name == "gateway":
                 env |= {"REPORECALL_HTTP_PORT": str(self.http_port), "REPORECALL_LOCAL_TOKEN": self.token}
             self.children.append(Child(

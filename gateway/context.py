@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
@@ -111,6 +112,7 @@ class ContextService:
         self.deadline = backend_deadline
         self._sessions: OrderedDict[str, Route] = OrderedDict()
         self._status: dict[str, tuple[float, Staleness]] = {}
+        self._branches: dict[str, str] = {}
         self._background: set[asyncio.Task[Any]] = set()
 
     # -- the one entry point ------------------------------------------------------------------------
@@ -134,6 +136,9 @@ class ContextService:
         result.repo = repo.name
         budget = query.budget_tokens or self.default_budget
         text = sanitized.text
+        staleness = self._staleness(repo, query)
+        if not query.branch and self._branches.get(repo.name):
+            query = dataclasses.replace(query, branch=self._branches[repo.name])
         gathered = _Gathered()
         degraded: list[str] = []
         await self._stage_one(repo, route, text, query, budget, gathered, degraded)
@@ -146,7 +151,7 @@ class ContextService:
         await self._fetch_missing(repo, missing_content_ids(fused, limit=20), gathered, degraded)
         assembled = assemble_context(
             route, to_code_candidates(fused, gathered.chunks), budget_tokens=budget, facts=gathered.facts,
-            memories=gathered.memories, staleness=self._staleness(repo, query), overview=gathered.overview,
+            memories=gathered.memories, staleness=staleness, overview=gathered.overview,
             degraded=sorted(set(degraded)), repo=repo.name, repo_root=repo.path,
         )
         result.degraded = sorted(set(degraded))
@@ -297,6 +302,7 @@ class ContextService:
                                              indexer_pb2.RepoStatusRequest(repo=repo.name), 5.0)
             self._status[repo.name] = (time.monotonic(), Staleness(
                 reply.indexed_commit, reply.head_commit, tuple(reply.dirty_files[:20])))
+            self._branches[repo.name] = reply.branch
 
     def _observe(self, repo: RepoInfo, query: ContextQuery, route: Route, assembled: AssembledContext) -> None:
         if not query.session_id:

@@ -27,6 +27,7 @@ from gateway.auth import Principal, RateLimiter, TokenAuthenticator
 from gateway.backends import Unavailable
 from gateway.context import ContextQuery, ContextResult, ContextService
 from gateway.operations import BadInput, Operations
+from gateway.session import SessionStartService
 from gateway.settings import GatewaySettings
 from kit.logging import REQUEST_ID_HEADER, new_request_id
 from reporecall.indexer.v1 import indexer_pb2
@@ -190,6 +191,7 @@ def build_http_app(
     lifespan: Any = None,
 ) -> ASGIApp:
     backends = ops.backends
+    session = SessionStartService(backends, settings.backend_deadline_ms / 1000 * 2)
     hook_deadline = settings.hook_deadline_ms / 1000
 
     async def prompt_context(request: Request) -> Response:
@@ -232,6 +234,27 @@ def build_http_app(
             return _json(200, {})
         finally:
             metrics.HOOK_SECONDS.labels("UserPromptSubmit", route).observe(time.perf_counter() - started)
+
+    async def session_start(request: Request) -> Response:
+        """SessionStart, reached by a fail-open `curl` command hook: orientation + conventions."""
+        started = time.perf_counter()
+        try:
+            data = await _read_json(request)
+            repo = await service.repos.resolve(request.headers.get("x-reporecall-repo") or None,
+                                               _str(data, "cwd", max_len=4096) or None)
+            if repo is None:
+                return _json(200, {})
+            text = await asyncio.wait_for(session.orientation(repo), hook_deadline)
+            if not text:
+                return _json(200, {})
+            return _json(200, {"hookSpecificOutput": {"hookEventName": "SessionStart",
+                                                      "additionalContext": text[:10_000]}})
+        except Exception as exc:  # a hook never fails a session: empty and valid
+            metrics.HOOK_FAILURES.labels("SessionStart", type(exc).__name__).inc()
+            log.warning("hook.session_start.failed", error=repr(exc))
+            return _json(200, {})
+        finally:
+            metrics.HOOK_SECONDS.labels("SessionStart", "session").observe(time.perf_counter() - started)
 
     async def api_context(request: Request) -> Response:
         data = await _read_json(request)
@@ -346,6 +369,7 @@ def build_http_app(
     routes = [
         Route("/healthz", health),
         Route("/hooks/prompt-context", prompt_context, methods=["POST"]),
+        Route("/hooks/session-start", session_start, methods=["POST"]),
         Route("/api/status", status, methods=["GET"]),
         Route("/api/context", api_context, methods=["POST"]),
         Route("/api/search", api_search, methods=["POST"]),

@@ -26,7 +26,7 @@ import structlog
 
 from kit.domain import Chunk, Import
 from services.indexer import metrics
-from services.indexer.adapters.git_repo import read_head, read_origin_url
+from services.indexer.adapters.git_repo import read_branch, read_head, read_origin_url
 from services.indexer.domain.changes import Candidate, dirty_paths, estimate_eta, plan_run
 from services.indexer.domain.model import (
     DownstreamUnavailable,
@@ -419,6 +419,7 @@ class IndexerEngine:
         counts = await self._db(self.manifest.counts, name)
         dirty = await self._dirty_files(name, root)
         head = await asyncio.to_thread(read_head, root)
+        branch = await asyncio.to_thread(read_branch, root)
         limit = self.config.dirty_limit
         return RepoStatus(
             repo=repo,
@@ -430,6 +431,7 @@ class IndexerEngine:
             running=self.is_running(name),
             dirty_files=tuple(dirty[:limit]),
             dirty_truncated=len(dirty) > limit,
+            branch=branch,
         )
 
     async def _dirty_files(self, name: str, root: Path) -> list[str]:

@@ -113,6 +113,8 @@ class IndexerServicer(indexer_pb2_grpc.IndexerServiceServicer):
             dirty_files=list(status.dirty_files),
             running=status.running,
             pending_files=status.pending_files,
+            branch=status.branch,
+            dirty_truncated=status.dirty_truncated,
         )
         if status.repo.last_run_started is not None:
             response.last_run_started.CopyFrom(_timestamp(status.repo.last_run_started))

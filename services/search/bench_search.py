@@ -33,6 +33,7 @@ from services.search.adapters.onnx_embedder import OnnxEmbedder
 from services.search.adapters.sqlite_embedding_store import SqliteEmbeddingStore
 from services.search.adapters.sqlite_keyword_index import SqliteKeywordIndex
 from services.search.bench_corpus import stdlib_chunks
+from services.search.bootstrap import QUERY_TOKENS
 from services.search.engine import EngineOptions, SearchEngine
 from services.search.servicer import SearchServicer
 
@@ -55,7 +56,7 @@ def build_engine(folder: Path, threads: int, cache: Path | None = None) -> Searc
         embedder,
         SqliteEmbeddingStore(cache or folder / "embeddings.db"),
         EngineOptions(backfill_batch=32),
-        query_embedder=OnnxEmbedder(threads=1),
+        query_embedder=OnnxEmbedder(threads=1, max_tokens=QUERY_TOKENS),
     )
 
 
@@ -76,25 +77,35 @@ def measure_backfill(chunks: list[Chunk], sample: int, threads: int) -> float:
     return done / elapsed
 
 
-def make_queries(chunks: list[Chunk], count: int) -> list[str]:
-    rng = random.Random(9)
+def make_queries(chunks: list[Chunk], count: int, seed: int = 9) -> list[str]:
+    """A mix of what the gateway sends: identifiers, questions, phrases and whole long prompts."""
+    rng = random.Random(seed)
     named = [c for c in chunks if not c.name.startswith("_") and len(c.name) > 3]
     documented = [c for c in chunks if len(c.doc.split()) >= 5]
     queries: list[str] = []
     while len(queries) < count:
-        kind = len(queries) % 3
+        kind = len(queries) % 4
         if kind == 0:  # an identifier, as a seed would be
             queries.append(rng.choice(named).name)
-        elif kind == 1:  # a natural-language question built from a docstring's first sentence
+        elif kind == 1:  # a question built from a docstring's first sentence
             doc = rng.choice(documented).doc.split(".")[0]
             queries.append("how does " + " ".join(doc.split()[:12]).lower())
-        else:  # a few spoken words of a name plus context
+        elif kind == 2:  # a few spoken words of a name plus context
             c = rng.choice(named)
             queries.append(f"where is {' '.join(c.qualified_name.replace('.', ' ').split('_'))} handled")
+        else:  # a whole prompt, as the UserPromptSubmit hook passes it
+            c = rng.choice(documented)
+            doc = " ".join(c.doc.split(".")[0].split()[:16]).lower()
+            queries.append(
+                f"I'm working on {c.path} and I need to understand how {doc} works, where it is called "
+                f"from and what breaks if I change {c.name}; the tests fail with a KeyError since yesterday"
+            )
     return queries
 
 
-async def measure_grpc(engine: SearchEngine, queries: list[str], mode: int) -> list[float]:
+async def measure_grpc(
+    engine: SearchEngine, queries: list[str], warm_up: list[str], mode: int
+) -> list[float]:
     servicer = SearchServicer(engine, workers=4)
     server = grpc.aio.server()
     search_pb2_grpc.add_SearchServiceServicer_to_server(servicer, server)
@@ -104,8 +115,8 @@ async def measure_grpc(engine: SearchEngine, queries: list[str], mode: int) -> l
     try:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
             stub = search_pb2_grpc.SearchServiceStub(channel)
-            for q in queries[:10]:  # warm-up: connection, first-query paths
-                await stub.Search(search_pb2.SearchRequest(query=q + " warm", repo=REPO, limit=10, mode=mode))
+            for q in warm_up:  # other queries first, as a service that has been running has seen
+                await stub.Search(search_pb2.SearchRequest(query=q, repo=REPO, limit=10, mode=mode))
             for q in queries:
                 start = time.perf_counter()
                 await stub.Search(search_pb2.SearchRequest(query=q, repo=REPO, limit=10, mode=mode))
@@ -170,6 +181,7 @@ def main() -> None:
         assert stats.vectors == stats.chunks, stats
 
         queries = make_queries(chunks, args.queries)
+        warm_up = make_queries(chunks, 100, seed=99)
         print(f"Search over gRPC (loopback, in-process server), {len(queries)} distinct queries, limit 10:")
         results = {}
         for label, mode in (
@@ -177,8 +189,9 @@ def main() -> None:
             ("keyword only", search_pb2.SEARCH_MODE_KEYWORD),
             ("vector only", search_pb2.SEARCH_MODE_VECTOR),
         ):
+            # Every mode meets the queries fresh: no query vector is cached from the previous mode.
             engine._query_cache.clear()
-            results[label] = report(label, asyncio.run(measure_grpc(engine, queries, mode)))
+            results[label] = report(label, asyncio.run(measure_grpc(engine, queries, warm_up, mode)))
         embed_ms = []
         query_embedder = engine.query_embedder
         assert query_embedder is not None

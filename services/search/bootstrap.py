@@ -17,6 +17,9 @@ from services.search.ports import Embedder, KeywordIndex, VectorIndex
 from services.search.servicer import SERVICE_NAME, SearchServicer
 from services.search.settings import SearchSettings
 
+# Queries are embedded by a session that reads at most this many word pieces (see query_for_embedding).
+QUERY_TOKENS = 48
+
 _KEYWORD_SCHEMES = {
     "": "embedded SQLite FTS5 under the data dir",
     "sqlite": "SQLite FTS5 file",
@@ -84,7 +87,9 @@ def build_vector_index(url: str, data_dir: Path, dimension: int, api_key: str = 
     return QdrantVectorIndex.connect(url, dimension, api_key=api_key or None)
 
 
-def build_embedder(spec: str, *, threads: int = 1, api_key: str = "") -> Embedder | None:
+def build_embedder(
+    spec: str, *, threads: int = 1, api_key: str = "", max_tokens: int = 128
+) -> Embedder | None:
     """ "" or minilm → offline MiniLM (ONNX); openai+http(s)://…/v1?model=x → HTTP server; none → None."""
     scheme = check_url_scheme("embedder", spec, _EMBEDDER_SCHEMES)
     if scheme == "none":
@@ -92,7 +97,7 @@ def build_embedder(spec: str, *, threads: int = 1, api_key: str = "") -> Embedde
     if scheme in ("", "minilm"):
         from services.search.adapters.onnx_embedder import OnnxEmbedder
 
-        return OnnxEmbedder(threads=threads)
+        return OnnxEmbedder(threads=threads, max_tokens=max_tokens)
     from services.search.adapters.openai_http_embedder import OpenAIHttpEmbedder
 
     return OpenAIHttpEmbedder(spec, api_key=api_key)
@@ -114,7 +119,9 @@ def build_engine(settings: SearchSettings) -> SearchEngine:
         )
         local = urlsplit(settings.embedder).scheme == "" and settings.embedder.lower() in ("", "minilm")
         # A separate single-threaded session answers queries while the backfill keeps its own busy.
-        query_embedder = build_embedder(settings.embedder, threads=1) if local else embedder
+        query_embedder = (
+            build_embedder(settings.embedder, threads=1, max_tokens=QUERY_TOKENS) if local else embedder
+        )
         store = SqliteEmbeddingStore(settings.store_path("search") / "embeddings.db")
     if vector is None:
         embedder = query_embedder = store = None

@@ -19,7 +19,7 @@ import structlog
 import xxhash
 
 from kit.domain import Chunk
-from services.search.domain.embedding_text import embedding_text
+from services.search.domain.embedding_text import embedding_text, query_for_embedding
 from services.search.domain.keywords import query_words
 from services.search.domain.model import (
     BackfillProgress,
@@ -218,7 +218,7 @@ class SearchEngine:
             if cached is not None:
                 self._query_cache.move_to_end(query)
                 return cached
-        vector = self.query_embedder.embed([query])[0]
+        vector = self.query_embedder.embed([query_for_embedding(query)])[0]
         with self._query_cache_lock:
             self._query_cache[query] = vector
             while len(self._query_cache) > self.options.query_cache_size:

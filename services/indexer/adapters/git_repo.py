@@ -70,6 +70,18 @@ def read_head(root: Path) -> str:
     return _git_rev_parse(root)
 
 
+def read_branch(root: Path) -> str:
+    """The branch HEAD names ("main"), "" when detached or outside git."""
+    gdir = git_dir(root)
+    if gdir is None:
+        return ""
+    try:
+        head = (gdir / "HEAD").read_text(encoding="utf-8").strip()
+    except OSError:
+        return ""
+    return head.removeprefix("ref:").strip().removeprefix("refs/heads/") if head.startswith("ref:") else ""
+
+
 def read_origin_url(root: Path) -> str:
     """The URL of remote "origin" (else the first remote) as configured, "" when none."""
     gdir = git_dir(root)

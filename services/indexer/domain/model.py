@@ -104,3 +104,4 @@ class RepoStatus:
     running: bool
     dirty_files: tuple[str, ...] = field(default_factory=tuple)
     dirty_truncated: bool = False  # more dirty files exist than listed
+    branch: str = ""

@@ -27,7 +27,7 @@ _MAX_PARAMS = 500
 # an IDF near zero in bm25 and would barely change the order anyway.
 ROW_BUDGET = 5000
 MAX_TERMS = 12
-DF_CACHE_SECONDS = 60.0
+DF_CACHE_SECONDS = 600.0
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS chunks (

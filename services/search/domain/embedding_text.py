@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from kit.domain import Chunk
 from kit.text import split_identifier
+from services.search.domain.keywords import STOPWORDS
 
 MAX_CHARS = 640
 BODY_LINES = 12
@@ -37,3 +38,16 @@ def embedding_text(chunk: Chunk, max_chars: int = MAX_CHARS) -> str:
     parts.append("\n".join(lines[:BODY_LINES]))
     text = "\n".join(p for p in parts if p)
     return text[:max_chars]
+
+
+QUERY_WORDS = 24
+
+
+def query_for_embedding(query: str) -> str:
+    """A long prompt, cut to its first content words: query embedding cost grows with every token
+    (~0.4 ms each on one core) and is on the search's critical path."""
+    tokens = query.split()
+    if len(tokens) <= QUERY_WORDS:
+        return " ".join(tokens)
+    content = [t for t in tokens if t.lower().strip(".,;:!?()[]{}'\"`") not in STOPWORDS]
+    return " ".join(content[:QUERY_WORDS])

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from kit.domain import Chunk
 from kit.text import identifier_tokens, split_identifier
@@ -94,6 +95,30 @@ def reciprocal_rank_fusion(
     return signals
 
 
+@dataclass(frozen=True, slots=True)
+class _NameFeatures:
+    name: str
+    qualified: str
+    name_words: frozenset[str]
+    path: str
+    stem: str
+    stem_words: frozenset[str]
+
+
+@lru_cache(maxsize=65_536)
+def _features(name: str, qualified_name: str, path: str) -> _NameFeatures:
+    """What the adjustment compares, per (name, path): computed once, reused across queries."""
+    stem = path.rsplit("/", 1)[-1].split(".", 1)[0].lower()
+    return _NameFeatures(
+        name=normalise(name.lower()),
+        qualified=normalise("".join(_QUALIFIER.split(qualified_name.lower()))),
+        name_words=frozenset(normalise(w) for w in split_identifier(name)),
+        path=path.lower(),
+        stem=normalise(stem),
+        stem_words=frozenset(normalise(w) for w in split_identifier(stem)),
+    )
+
+
 def adjustment(chunk: Chunk, intent: QueryIntent) -> float:
     """Multiplier for a chunk given the query: name/path matches up, tests/docs/very long chunks down."""
     factor = 1.0
@@ -104,25 +129,18 @@ def adjustment(chunk: Chunk, intent: QueryIntent) -> float:
     lines = max(1, chunk.end_line - chunk.start_line + 1)
     if lines > LONG_CHUNK_LINES:
         factor *= max(LONG_CHUNK_FLOOR, (LONG_CHUNK_LINES / lines) ** 0.5)
-    name = normalise(chunk.name.lower())
-    qualified = normalise("".join(_QUALIFIER.split(chunk.qualified_name.lower())))
-    if name and (name in intent.identifiers or qualified in intent.identifiers):
+    f = _features(chunk.name, chunk.qualified_name, chunk.path)
+    if f.name and (f.name in intent.identifiers or f.qualified in intent.identifiers):
         factor *= EXACT_NAME_BOOST
-    else:
-        name_words = {normalise(w) for w in split_identifier(chunk.name)}
-        if intent.words == {name}:
-            factor *= EXACT_NAME_BOOST  # the query is just the name ("tokenize", "Parser")
-        elif len(name_words) > 1 and name_words <= intent.words:
-            factor *= NAME_WORDS_BOOST
+    elif intent.words == {f.name}:
+        factor *= EXACT_NAME_BOOST  # the query is just the name ("tokenize", "Parser")
+    elif len(f.name_words) > 1 and f.name_words <= intent.words:
+        factor *= NAME_WORDS_BOOST
     if intent.paths:
-        path = chunk.path.lower()
-        if any(p and (path == p.lower() or path.endswith("/" + p.lower())) for p in intent.paths):
+        if any(p and (f.path == p.lower() or f.path.endswith("/" + p.lower())) for p in intent.paths):
             factor *= PATH_EXACT_BOOST
-    else:
-        stem = chunk.path.rsplit("/", 1)[-1].split(".", 1)[0].lower()
-        stem_words = {normalise(w) for w in split_identifier(stem)}
-        if stem and stem_words and (normalise(stem) in intent.words or stem_words <= intent.words):
-            factor *= PATH_BOOST
+    elif f.stem and f.stem_words and (f.stem in intent.words or f.stem_words <= intent.words):
+        factor *= PATH_BOOST
     return factor
 
 

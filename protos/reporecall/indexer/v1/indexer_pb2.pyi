@@ -126,7 +126,7 @@ class RepoStatusRequest(_message.Message):
     def __init__(self, repo: _Optional[str] = ...) -> None: ...
 
 class RepoStatusResponse(_message.Message):
-    __slots__ = ("repo", "indexed_commit", "head_commit", "files", "chunks", "last_run_started", "last_run_finished", "dirty_files", "running", "pending_files")
+    __slots__ = ("repo", "indexed_commit", "head_commit", "files", "chunks", "last_run_started", "last_run_finished", "dirty_files", "running", "pending_files", "branch", "dirty_truncated")
     REPO_FIELD_NUMBER: _ClassVar[int]
     INDEXED_COMMIT_FIELD_NUMBER: _ClassVar[int]
     HEAD_COMMIT_FIELD_NUMBER: _ClassVar[int]
@@ -137,6 +137,8 @@ class RepoStatusResponse(_message.Message):
     DIRTY_FILES_FIELD_NUMBER: _ClassVar[int]
     RUNNING_FIELD_NUMBER: _ClassVar[int]
     PENDING_FILES_FIELD_NUMBER: _ClassVar[int]
+    BRANCH_FIELD_NUMBER: _ClassVar[int]
+    DIRTY_TRUNCATED_FIELD_NUMBER: _ClassVar[int]
     repo: Repo
     indexed_commit: str
     head_commit: str
@@ -147,4 +149,6 @@ class RepoStatusResponse(_message.Message):
     dirty_files: _containers.RepeatedScalarFieldContainer[str]
     running: bool
     pending_files: int
-    def __init__(self, repo: _Optional[_Union[Repo, _Mapping]] = ..., indexed_commit: _Optional[str] = ..., head_commit: _Optional[str] = ..., files: _Optional[int] = ..., chunks: _Optional[int] = ..., last_run_started: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_run_finished: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., dirty_files: _Optional[_Iterable[str]] = ..., running: _Optional[bool] = ..., pending_files: _Optional[int] = ...) -> None: ...
+    branch: str
+    dirty_truncated: bool
+    def __init__(self, repo: _Optional[_Union[Repo, _Mapping]] = ..., indexed_commit: _Optional[str] = ..., head_commit: _Optional[str] = ..., files: _Optional[int] = ..., chunks: _Optional[int] = ..., last_run_started: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., last_run_finished: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., dirty_files: _Optional[_Iterable[str]] = ..., running: _Optional[bool] = ..., pending_files: _Optional[int] = ..., branch: _Optional[str] = ..., dirty_truncated: _Optional[bool] = ...) -> None: ...
