@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import signal
 import sys
 import threading
@@ -48,7 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
     status.set_defaults(handler=cmd_status)
 
     index = commands.add_parser("index", help="register and index a repository")
-    index.add_argument("path", help="repository directory")
+    index.add_argument("path", help="repository directory, or a git URL for the server to clone and keep pulled")
     index.add_argument("--name", help="register under this name (default: git remote or directory name)")
     index.add_argument("--full", action="store_true", help="re-send every file, changed or not")
     index.add_argument("--json", action="store_true")
@@ -198,10 +199,14 @@ def _index_quietly(client: GatewayClient, path: str, name: str | None) -> None:
 
 
 def run_index(client: GatewayClient, path: str, name: str | None, full: bool, show_progress: bool) -> dict[str, Any]:
-    root = Path(path).expanduser().resolve()
-    if not root.is_dir():
-        raise CliError(f"{path}: not a directory")
-    repo = client.request("POST", "/api/repos", {"path": str(root), "name": name or ""})["repo"]
+    if re.match(r"^(https?|ssh|git|file)://|^[\w.-]+@[\w.-]+:", path):
+        body = {"git_url": path, "name": name or ""}  # the server clones it and keeps it pulled
+    else:
+        root = Path(path).expanduser().resolve()
+        if not root.is_dir():
+            raise CliError(f"{path}: not a directory")
+        body = {"path": str(root), "name": name or ""}
+    repo = client.request("POST", "/api/repos", body)["repo"]
     final: dict[str, Any] = {}
     if show_progress:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn

@@ -313,6 +313,10 @@ class ContextService:
             hit_paths=sorted({i.path for i in assembled.items if i.section == "code"})[:20])
         self._spawn(self.backends.call("memory", self.backends.memory.Observe, request, 2.0))
 
+    def spawn(self, work: Awaitable[Any]) -> None:
+        """Run `work` in the background; its failure is logged by the callee, never raised here."""
+        self._spawn(work)
+
     def _spawn(self, work: Awaitable[Any]) -> None:
         async def quietly() -> None:
             with contextlib.suppress(Exception):

@@ -6,6 +6,8 @@ Hooks never block a prompt: each runs under a deadline and any failure yields an
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import hmac
 import inspect
 import json
 import time
@@ -30,11 +32,13 @@ from gateway.operations import BadInput, Operations
 from gateway.session import SessionStartService
 from gateway.settings import GatewaySettings
 from kit.logging import REQUEST_ID_HEADER, new_request_id
+from kit.remotes import normalise_remote
 from reporecall.indexer.v1 import indexer_pb2
+from reporecall.memory.v1 import memory_pb2
 
 log = structlog.get_logger("http")
 
-PUBLIC_PATHS = {"/healthz"}
+PUBLIC_PATHS = {"/healthz", "/hooks/git"}  # the webhook authenticates by HMAC signature
 # Operations reachable through POST /api/ops/{op} (the CLI's graph, memory and index commands).
 PUBLIC_OPERATIONS = frozenset(
     {
@@ -316,22 +320,60 @@ def build_http_app(
             "indexer",
             backends.indexer.RegisterRepo,
             indexer_pb2.RegisterRepoRequest(
-                name=_str(data, "name", max_len=256), path=_str(data, "path", max_len=4096)
+                name=_str(data, "name", max_len=256),
+                path=_str(data, "path", max_len=4096),
+                git_url=_str(data, "git_url", max_len=2048),
             ),
-            10.0,
+            600.0 if data.get("git_url") else 10.0,
         )
         await service.repos.refresh()
         return _json(200, MessageToDict(reply, preserving_proto_field_name=True))
 
     async def remove_repo(request: Request) -> Response:
+        """Remove a repository from every service: search and graph (through the indexer), then memory."""
+        name = request.path_params["name"]
         reply = await backends.call(
-            "indexer",
-            backends.indexer.RemoveRepo,
-            indexer_pb2.RemoveRepoRequest(repo=request.path_params["name"]),
-            60.0,
+            "indexer", backends.indexer.RemoveRepo, indexer_pb2.RemoveRepoRequest(repo=name), 60.0
         )
+        memories = 0
+        if reply.removed:
+            deleted = await backends.call(
+                "memory", backends.memory.DeleteRepo, memory_pb2.DeleteRepoRequest(repo=name), 60.0
+            )
+            memories = deleted.deleted
         await service.repos.refresh()
+        return _json(200, {"removed": reply.removed, "memories_deleted": memories})
+
+    async def sync_repo(request: Request) -> Response:
+        reply = await backends.call(
+            "indexer", backends.indexer.SyncRepo, indexer_pb2.SyncRepoRequest(repo=request.path_params["name"]),
+            900.0,
+        )
         return _json(200, MessageToDict(reply, preserving_proto_field_name=True))
+
+    async def git_webhook(request: Request) -> Response:
+        """A push webhook (GitHub/Gitea style): HMAC-SHA256 of the body in X-Hub-Signature-256 with the
+        configured secret; the pushed repository is found by its normalised remote and synced."""
+        secret = settings.webhook_secret.get_secret_value()
+        if not secret:
+            return _json(404, {"error": "webhooks are not enabled (set REPORECALL_WEBHOOK_SECRET)"})
+        body = await request.body()
+        expected = "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+        if not hmac.compare_digest(expected, request.headers.get("x-hub-signature-256", "")):
+            return _json(401, {"error": "bad or missing X-Hub-Signature-256"})
+        try:
+            repository = json.loads(body).get("repository", {})
+            urls = [str(repository.get(k, "")) for k in ("clone_url", "ssh_url", "html_url")]
+        except (ValueError, AttributeError):
+            raise BadInput("body", "not a push event JSON object") from None
+        remotes = {normalise_remote(url) for url in urls} - {""}
+        listing = await backends.call("indexer", backends.indexer.ListRepos, indexer_pb2.ListReposRequest(), 5.0)
+        targets = [r.name for r in listing.repos if r.remote and r.remote in remotes]
+        for name in targets:
+            service.spawn(
+                backends.call("indexer", backends.indexer.SyncRepo, indexer_pb2.SyncRepoRequest(repo=name), 900.0)
+            )
+        return _json(202, {"syncing": targets})
 
     async def repo_status(request: Request) -> Response:
         reply = await backends.call(
@@ -376,9 +418,11 @@ def build_http_app(
         Route("/api/ops/{op}", api_op, methods=["POST"]),
         Route("/api/repos", list_repos, methods=["GET"]),
         Route("/api/repos", register_repo, methods=["POST"]),
-        Route("/api/repos/{name}", remove_repo, methods=["DELETE"]),
-        Route("/api/repos/{name}/status", repo_status, methods=["GET"]),
-        Route("/api/repos/{name}/index", index_repo, methods=["POST"]),
+        Route("/api/repos/{name:path}", remove_repo, methods=["DELETE"]),
+        Route("/api/repos/{name:path}/status", repo_status, methods=["GET"]),
+        Route("/api/repos/{name:path}/index", index_repo, methods=["POST"]),
+        Route("/api/repos/{name:path}/sync", sync_repo, methods=["POST"]),
+        Route("/hooks/git", git_webhook, methods=["POST"]),
         *(extra_routes or []),
     ]
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pydantic import SecretStr
+
 from kit.settings import ServiceSettings
 
 
@@ -26,6 +28,8 @@ class GatewaySettings(ServiceSettings):
     # Requests per second allowed per token on average (0 disables), and the burst above it.
     rate_limit_per_second: float = 20.0
     rate_limit_burst: int = 60
+    # Shared secret of git push webhooks (POST /hooks/git); empty disables them.
+    webhook_secret: SecretStr = SecretStr("")
     # TLS: serve HTTPS when both are set.
     tls_cert_file: str = ""
     tls_key_file: str = ""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import multiprocessing
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
@@ -48,6 +50,8 @@ def engine_config(settings: IndexerSettings) -> EngineConfig:
         max_in_flight=settings.max_in_flight,
         send_attempts=settings.send_attempts,
         extra_ignores=extra,
+        clone_root=settings.data_dir / "repos",
+        pull_interval_seconds=settings.pull_interval_seconds,
     )
 
 
@@ -65,12 +69,17 @@ def bootstrap(settings: IndexerSettings) -> ServiceParts:
     )
     servicer = IndexerServicer(engine)
 
+    background: list[asyncio.Task[None]] = []
+
     async def on_start() -> None:
         await engine.warm_up()
         if settings.watch:
             await engine.start_watching()
+        background.append(asyncio.create_task(engine.pull_forever()))
 
     async def on_stop() -> None:
+        for task in background:
+            task.cancel()
         await engine.close()
         await search_channel.close()
         await graph_channel.close()

@@ -10,6 +10,7 @@ converges on the state of a clean run. Deletions are forgotten only after both a
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
@@ -26,7 +27,9 @@ import structlog
 
 from kit.domain import Chunk, Import
 from services.indexer import metrics
-from services.indexer.adapters.git_repo import read_branch, read_head, read_origin_url
+from services.indexer.adapters.git_repo import (
+    GitError, clone, pull, read_branch, read_head, read_origin_url, validate_git_url,
+)
 from services.indexer.domain.changes import Candidate, dirty_paths, estimate_eta, plan_run
 from services.indexer.domain.model import (
     DownstreamUnavailable,
@@ -77,6 +80,10 @@ class EngineConfig:
     # answer (a finished run or index_paths invalidates it at once).
     status_cache_seconds: float = 2.0
     extra_ignores: tuple[str, ...] = ()
+    # Where repositories registered by git URL are cloned; None refuses git URLs.
+    clone_root: Path | None = None
+    # Seconds between pulls of cloned repositories (0: only on SyncRepo, e.g. from a webhook).
+    pull_interval_seconds: float = 0.0
 
 
 @dataclass
@@ -192,6 +199,54 @@ class IndexerEngine:
         self._watcher: Any = None  # services.indexer.watch.RepoWatcher while watching
 
     # -- repositories --------------------------------------------------------------------------------
+
+    def is_managed(self, record: RepoRecord) -> bool:
+        """True when the server cloned this repository and keeps it pulled."""
+        root = self.config.clone_root
+        return root is not None and Path(record.path).parent == root
+
+    async def register_git_repo(self, url: str, name: str = "") -> RepoRecord:
+        """Clone `url` under the clone root (or reuse the clone) and register it; named by its remote."""
+        if self.config.clone_root is None:
+            raise InvalidRepoPath("git_url: this indexer does not clone repositories (no clone root)")
+        problem = validate_git_url(url)
+        if problem:
+            raise InvalidRepoPath(problem)
+        name = name.strip() or normalise_remote(url) or Path(url.rstrip("/")).name.removesuffix(".git")
+        problem = validate_repo_name(name)
+        if problem:
+            raise InvalidRepoPath(problem)
+        dest = self.config.clone_root / name.replace("/", "__")
+        try:
+            if dest.is_dir():
+                await asyncio.to_thread(pull, dest)
+            else:
+                await asyncio.to_thread(clone, url, dest)
+        except GitError as exc:
+            raise InvalidRepoPath(f"git_url: {exc}") from None
+        return await self.register_repo(str(dest), name)
+
+    async def sync_repo(self, name: str) -> tuple[bool, IndexProgress]:
+        """Pull a managed clone (fast-forward) and index what changed; (pulled, final progress)."""
+        record = await self.get_repo(name)
+        pulled = False
+        if self.is_managed(record):
+            try:
+                await asyncio.to_thread(pull, Path(record.path))
+                pulled = True
+            except GitError as exc:
+                log.warning("repo.pull_failed", repo=name, error=str(exc))
+        return pulled, await self.run_index(name)
+
+    async def pull_forever(self) -> None:
+        """Every `pull_interval_seconds`, sync each managed clone (a failure never stops the loop)."""
+        interval = self.config.pull_interval_seconds
+        while interval > 0:
+            await asyncio.sleep(interval)
+            for record in await self.list_repos():
+                if self.is_managed(record):
+                    with contextlib.suppress(Exception):
+                        await self.sync_repo(record.name)
 
     async def register_repo(self, path: str, name: str = "") -> RepoRecord:
         """Register (or update) the working tree at absolute `path`; name defaults to its git remote/dir."""

@@ -37,21 +37,40 @@ class IndexerServicer(indexer_pb2_grpc.IndexerServiceServicer):
     async def RegisterRepo(
         self, request: indexer_pb2.RegisterRepoRequest, context: grpc.aio.ServicerContext
     ) -> indexer_pb2.RegisterRepoResponse:
-        if not request.path:
+        if not request.path and not request.git_url:
             await context.abort(
-                grpc.StatusCode.INVALID_ARGUMENT, "path: give the absolute path of the working tree"
+                grpc.StatusCode.INVALID_ARGUMENT,
+                "path: give the absolute path of the working tree (or git_url to clone)",
             )
         try:
-            record = await self._engine.register_repo(request.path, request.name)
+            if request.git_url:
+                record = await self._engine.register_git_repo(request.git_url, request.name)
+            else:
+                record = await self._engine.register_repo(request.path, request.name)
         except InvalidRepoPath as exc:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         return indexer_pb2.RegisterRepoResponse(repo=_repo_pb(record))
+
+    async def SyncRepo(
+        self, request: indexer_pb2.SyncRepoRequest, context: grpc.aio.ServicerContext
+    ) -> indexer_pb2.SyncRepoResponse:
+        await _require_repo(request.repo, context)
+        try:
+            pulled, final = await self._engine.sync_repo(request.repo)
+            status = await self._engine.status(request.repo)
+        except RepoNotFound as exc:
+            await context.abort(grpc.StatusCode.NOT_FOUND, str(exc))
+        except InvalidRepoPath as exc:
+            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(exc))
+        return indexer_pb2.SyncRepoResponse(
+            pulled=pulled, head_commit=status.head_commit, files_sent=final.files_sent,
+            files_deleted=final.files_deleted, errors=final.errors)
 
     async def ListRepos(
         self, request: indexer_pb2.ListReposRequest, context: grpc.aio.ServicerContext
     ) -> indexer_pb2.ListReposResponse:
         repos = await self._engine.list_repos()
-        return indexer_pb2.ListReposResponse(repos=[_repo_pb(r) for r in repos])
+        return indexer_pb2.ListReposResponse(repos=[_repo_pb(r, self._engine.is_managed(r)) for r in repos])
 
     async def RemoveRepo(
         self, request: indexer_pb2.RemoveRepoRequest, context: grpc.aio.ServicerContext
@@ -130,8 +149,8 @@ async def _require_repo(name: str, context: grpc.aio.ServicerContext) -> None:
         )
 
 
-def _repo_pb(record: RepoRecord) -> indexer_pb2.Repo:
-    return indexer_pb2.Repo(name=record.name, path=record.path, remote=record.remote)
+def _repo_pb(record: RepoRecord, managed: bool = False) -> indexer_pb2.Repo:
+    return indexer_pb2.Repo(name=record.name, path=record.path, remote=record.remote, managed=managed)
 
 
 def _progress_pb(progress: IndexProgress) -> indexer_pb2.IndexRepoResponse:

@@ -29,5 +29,8 @@ class IndexerSettings(ServiceSettings):
     # Attempts per downstream call while it is unavailable, and the deadline of each call.
     send_attempts: int = Field(default=5, ge=1, le=100)
     send_timeout_s: float = Field(default=60.0, gt=0)
+    # Seconds between pulls of repositories registered by git URL (cloned under data_dir/repos); 0 = never
+    # on a schedule (webhooks and `SyncRepo` still pull).
+    pull_interval_seconds: float = Field(default=300.0, ge=0)
     # Extra gitignore-style patterns applied to every repo, comma-separated.
     extra_ignores: str = ""

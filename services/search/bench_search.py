@@ -48,7 +48,9 @@ def by_file(chunks: list[Chunk]) -> dict[str, list[Chunk]]:
     return files
 
 
-def build_engine(folder: Path, threads: int, cache: Path | None = None) -> SearchEngine:
+def build_engine(
+    folder: Path, threads: int, cache: Path | None = None, query_threads: int = 1
+) -> SearchEngine:
     embedder = OnnxEmbedder(threads=threads)
     return SearchEngine(
         SqliteKeywordIndex(folder / "keyword.db"),
@@ -56,7 +58,7 @@ def build_engine(folder: Path, threads: int, cache: Path | None = None) -> Searc
         embedder,
         SqliteEmbeddingStore(cache or folder / "embeddings.db"),
         EngineOptions(backfill_batch=32),
-        query_embedder=OnnxEmbedder(threads=1, max_tokens=QUERY_TOKENS),
+        query_embedder=OnnxEmbedder(max_tokens=QUERY_TOKENS, intra_op_threads=query_threads),
     )
 
 
@@ -142,6 +144,8 @@ def main() -> None:
     parser.add_argument("--queries", type=int, default=300)
     parser.add_argument("--threads", type=int, default=2, help="backfill embedder threads")
     parser.add_argument("--backfill-sample", type=int, default=480)
+    parser.add_argument("--query-threads", type=int, default=1, help="intra-op threads of the query session")
+    parser.add_argument("--skip-backfill", action="store_true", help="skip the throughput measurement")
     parser.add_argument(
         "--cache",
         type=Path,
@@ -154,13 +158,13 @@ def main() -> None:
     files = by_file(chunks)
     print(f"corpus: {len(chunks)} chunks in {len(files)} files of the Python standard library")
 
-    rate = measure_backfill(chunks, args.backfill_sample, args.threads)
+    rate = 0.0 if args.skip_backfill else measure_backfill(chunks, args.backfill_sample, args.threads)
     print(f"backfill: {rate:.1f} chunks/s ({args.threads} threads, batches of 32, fresh cache)")
 
     args.cache.parent.mkdir(parents=True, exist_ok=True)
     folder = Path(tempfile.mkdtemp(prefix="reporecall-bench-"))
     try:
-        engine = build_engine(folder, args.threads, cache=args.cache)
+        engine = build_engine(folder, args.threads, cache=args.cache, query_threads=args.query_threads)
         start = time.perf_counter()
         for path, cs in files.items():
             engine.upsert_file(REPO, path, cs)

@@ -18,7 +18,7 @@ from services.search.servicer import SERVICE_NAME, SearchServicer
 from services.search.settings import SearchSettings
 
 # Queries are embedded by a session that reads at most this many word pieces (see query_for_embedding).
-QUERY_TOKENS = 48
+QUERY_TOKENS = 32
 
 _KEYWORD_SCHEMES = {
     "": "embedded SQLite FTS5 under the data dir",

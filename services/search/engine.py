@@ -191,8 +191,13 @@ class SearchEngine:
                 partial = True
 
         signals = reciprocal_rank_fusion(keyword_hits, vector_hits)
-        chunks = {c.id: c for c in self.keyword.get_chunks(repo, list(signals)) if filters.accepts_chunk(c)}
-        hits = rank(signals, chunks, QueryIntent.of(query), limit)
+        # Rank on metadata, then load the text of the winners only (candidates are ~2×50, hits ≤ limit).
+        light = self.keyword.get_chunks(repo, list(signals), with_content=False)
+        hits = rank(
+            signals, {c.id: c for c in light if filters.accepts_chunk(c)}, QueryIntent.of(query), limit
+        )
+        full = {c.id: c for c in self.keyword.get_chunks(repo, [h.chunk.id for h in hits])}
+        hits = [replace(h, chunk=full[h.chunk.id]) for h in hits if h.chunk.id in full]
         return SearchResult(hits=hits, partial=partial)
 
     def _backlog(self, repo: str) -> int:

@@ -42,8 +42,8 @@ class KeywordIndex(Protocol):
         """Chunks matching any of `words` (plain lowercase words, never query syntax), best first."""
         ...
 
-    def get_chunks(self, repo: str, ids: Sequence[str]) -> list[Chunk]:
-        """The chunks that exist among `ids`, in any order."""
+    def get_chunks(self, repo: str, ids: Sequence[str], with_content: bool = True) -> list[Chunk]:
+        """The chunks that exist among `ids`, in any order; `content` empty unless `with_content`."""
         ...
 
     def symbol_candidates(self, repo: str, name: str, match: SymbolMatch, limit: int) -> list[Chunk]:

@@ -114,3 +114,51 @@ def _git_rev_parse(root: Path) -> str:
         return ""
     value = done.stdout.strip()
     return value if _SHA.match(value) else ""
+
+
+class GitError(Exception):
+    """A git command failed; the message is git's own last line."""
+
+
+_GIT_URL = re.compile(r"^(?:(?:https?|ssh|git|file)://\S+|[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:\S+)$")
+_GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "/bin/false", "LC_ALL": "C"}
+
+
+def validate_git_url(url: str) -> str | None:
+    """A problem with `url` as something to clone, or None. Options (`-…`) and local paths are refused."""
+    if not _GIT_URL.match(url) or url.startswith("-"):
+        return f"git_url {url!r} must be an https://, ssh://, git://, file:// or user@host:path URL"
+    return None
+
+
+def _git(args: list[str], cwd: Path | None = None, timeout: float = 600) -> str:
+    import os
+
+    try:
+        done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
+                              env={**os.environ, **_GIT_ENV})
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise GitError(f"git {args[0]}: {exc}") from None
+    if done.returncode != 0:
+        lines = (done.stderr or done.stdout).strip().splitlines()
+        raise GitError(f"git {args[0]} failed: {lines[-1] if lines else done.returncode}")
+    return done.stdout
+
+
+def clone(url: str, dest: Path) -> None:
+    """Clone `url` into `dest` (which must not exist); a failed clone leaves nothing behind."""
+    import shutil
+
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    partial = dest.with_name(dest.name + ".partial")
+    shutil.rmtree(partial, ignore_errors=True)
+    try:
+        _git(["clone", "--quiet", "--", url, str(partial)])
+        partial.rename(dest)
+    finally:
+        shutil.rmtree(partial, ignore_errors=True)
+
+
+def pull(root: Path) -> None:
+    """Fast-forward the checked-out branch from its upstream."""
+    _git(["pull", "--quiet", "--ff-only"], cwd=root)

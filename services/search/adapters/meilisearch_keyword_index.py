@@ -250,7 +250,8 @@ class MeilisearchKeywordIndex:
         ]
         return hits[:limit]
 
-    def get_chunks(self, repo: str, ids: Sequence[str]) -> list[Chunk]:
+    def get_chunks(self, repo: str, ids: Sequence[str], with_content: bool = True) -> list[Chunk]:
+        fields = list(_CHUNK_FIELDS) if with_content else [f for f in _CHUNK_FIELDS if f != "content"]
         unique = list(dict.fromkeys(ids))
         out: list[Chunk] = []
         for lo in range(0, len(unique), 500):
@@ -259,7 +260,7 @@ class MeilisearchKeywordIndex:
                 {
                     "filter": _in("doc_id", [_doc_id(repo, i) for i in part]),
                     "limit": len(part),
-                    "fields": list(_CHUNK_FIELDS),
+                    "fields": fields,
                 }
             )
             out.extend(_to_chunk(dict(doc)) for doc in result.results)

@@ -75,6 +75,7 @@ class OnnxEmbedder:
         threads: int = 1,
         max_tokens: int = 128,
         batch_size: int = 16,
+        intra_op_threads: int = 1,
     ) -> None:
         import onnxruntime as ort
         from tokenizers import Tokenizer
@@ -86,11 +87,12 @@ class OnnxEmbedder:
         tokenizer.enable_padding(pad_id=0, pad_token="[PAD]")  # to the longest text of each batch
         self._tokenizer = tokenizer
         options = ort.SessionOptions()
-        options.intra_op_num_threads = 1
+        options.intra_op_num_threads = intra_op_threads
         options.inter_op_num_threads = 1
         options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        if intra_op_threads == 1:
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.log_severity_level = 3
         self._session = ort.InferenceSession(
             str(model_path or bundled_model_path()), sess_options=options, providers=["CPUExecutionProvider"]

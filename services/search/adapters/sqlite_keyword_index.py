@@ -25,8 +25,8 @@ _MAX_PARAMS = 500
 # bm25 costs ~1–2 µs per matching row, so a query's cost is the sum of its terms' document
 # frequencies. Terms are taken rarest first until this many rows; the common ones left out have
 # an IDF near zero in bm25 and would barely change the order anyway.
-ROW_BUDGET = 5000
-MAX_TERMS = 12
+ROW_BUDGET = 4000
+MAX_TERMS = 10
 DF_CACHE_SECONDS = 600.0
 
 _SCHEMA = """
@@ -64,6 +64,7 @@ _COLUMNS = (
     "content, content_hash, is_test"
 )
 
+_COLUMNS_WITHOUT_CONTENT = _COLUMNS.replace("content,", "'' AS content,", 1)
 _PREFIXED_COLUMNS = ", ".join("c." + column.strip() for column in _COLUMNS.split(","))
 
 
@@ -281,14 +282,15 @@ class SqliteKeywordIndex:
         )
         return [ScoredId(cid, -score) for cid, score in rows]
 
-    def get_chunks(self, repo: str, ids: Sequence[str]) -> list[Chunk]:
+    def get_chunks(self, repo: str, ids: Sequence[str], with_content: bool = True) -> list[Chunk]:
         db = self._reader()
         unique = list(dict.fromkeys(ids))
+        columns = _COLUMNS if with_content else _COLUMNS_WITHOUT_CONTENT
         out: list[Chunk] = []
         for lo in range(0, len(unique), _MAX_PARAMS):
             part = unique[lo : lo + _MAX_PARAMS]
             rows = db.execute(
-                f"SELECT {_COLUMNS} FROM chunks WHERE repo = ? AND id IN ({','.join('?' * len(part))})",
+                f"SELECT {columns} FROM chunks WHERE repo = ? AND id IN ({','.join('?' * len(part))})",
                 (repo, *part),
             )
             out.extend(_chunk(r) for r in rows)

@@ -40,7 +40,7 @@ def embedding_text(chunk: Chunk, max_chars: int = MAX_CHARS) -> str:
     return text[:max_chars]
 
 
-QUERY_WORDS = 24
+QUERY_WORDS = 16
 
 
 def query_for_embedding(query: str) -> str:

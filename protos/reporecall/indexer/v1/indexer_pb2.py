@@ -25,41 +25,45 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n#reporecall/indexer/v1/indexer.proto\x12\x15reporecall.indexer.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"2\n\x04Repo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04path\x18\x02 \x01(\t\x12\x0e\n\x06remote\x18\x03 \x01(\t\"1\n\x13RegisterRepoRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04path\x18\x02 \x01(\t\"A\n\x14RegisterRepoResponse\x12)\n\x04repo\x18\x01 \x01(\x0b\x32\x1b.reporecall.indexer.v1.Repo\"\x12\n\x10ListReposRequest\"?\n\x11ListReposResponse\x12*\n\x05repos\x18\x01 \x03(\x0b\x32\x1b.reporecall.indexer.v1.Repo\"!\n\x11RemoveRepoRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\"%\n\x12RemoveRepoResponse\x12\x0f\n\x07removed\x18\x01 \x01(\x08\".\n\x10IndexRepoRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\x12\x0c\n\x04\x66ull\x18\x02 \x01(\x08\"\xfa\x01\n\x11IndexRepoResponse\x12\x30\n\x05phase\x18\x01 \x01(\x0e\x32!.reporecall.indexer.v1.IndexPhase\x12\x15\n\rfiles_scanned\x18\x02 \x01(\x05\x12\x15\n\rfiles_changed\x18\x03 \x01(\x05\x12\x14\n\x0c\x66iles_parsed\x18\x04 \x01(\x05\x12\x12\n\nfiles_sent\x18\x05 \x01(\x05\x12\x15\n\rfiles_deleted\x18\x06 \x01(\x05\x12\x0e\n\x06\x63hunks\x18\x07 \x01(\x05\x12\x0e\n\x06\x65rrors\x18\x08 \x01(\x05\x12\x13\n\x0b\x65ta_seconds\x18\t \x01(\x01\x12\x0f\n\x07message\x18\n \x01(\t\"0\n\x11IndexPathsRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\x12\r\n\x05paths\x18\x02 \x03(\t\"Q\n\x12IndexPathsResponse\x12\x12\n\nfiles_sent\x18\x01 \x01(\x05\x12\x15\n\rfiles_deleted\x18\x02 \x01(\x05\x12\x10\n\x08rejected\x18\x03 \x03(\t\"!\n\x11RepoStatusRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\"\xde\x02\n\x12RepoStatusResponse\x12)\n\x04repo\x18\x01 \x01(\x0b\x32\x1b.reporecall.indexer.v1.Repo\x12\x16\n\x0eindexed_commit\x18\x02 \x01(\t\x12\x13\n\x0bhead_commit\x18\x03 \x01(\t\x12\r\n\x05\x66iles\x18\x04 \x01(\x05\x12\x0e\n\x06\x63hunks\x18\x05 \x01(\x05\x12\x34\n\x10last_run_started\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x35\n\x11last_run_finished\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x13\n\x0b\x64irty_files\x18\x08 \x03(\t\x12\x0f\n\x07running\x18\t \x01(\x08\x12\x15\n\rpending_files\x18\n \x01(\x05\x12\x0e\n\x06\x62ranch\x18\x0b \x01(\t\x12\x17\n\x0f\x64irty_truncated\x18\x0c \x01(\x08*\x8d\x01\n\nIndexPhase\x12\x1b\n\x17INDEX_PHASE_UNSPECIFIED\x10\x00\x12\x18\n\x14INDEX_PHASE_SCANNING\x10\x01\x12\x18\n\x14INDEX_PHASE_INDEXING\x10\x02\x12\x18\n\x14INDEX_PHASE_DELETING\x10\x03\x12\x14\n\x10INDEX_PHASE_DONE\x10\x04\x32\xe4\x04\n\x0eIndexerService\x12g\n\x0cRegisterRepo\x12*.reporecall.indexer.v1.RegisterRepoRequest\x1a+.reporecall.indexer.v1.RegisterRepoResponse\x12^\n\tListRepos\x12\'.reporecall.indexer.v1.ListReposRequest\x1a(.reporecall.indexer.v1.ListReposResponse\x12\x61\n\nRemoveRepo\x12(.reporecall.indexer.v1.RemoveRepoRequest\x1a).reporecall.indexer.v1.RemoveRepoResponse\x12`\n\tIndexRepo\x12\'.reporecall.indexer.v1.IndexRepoRequest\x1a(.reporecall.indexer.v1.IndexRepoResponse0\x01\x12\x61\n\nIndexPaths\x12(.reporecall.indexer.v1.IndexPathsRequest\x1a).reporecall.indexer.v1.IndexPathsResponse\x12\x61\n\nRepoStatus\x12(.reporecall.indexer.v1.RepoStatusRequest\x1a).reporecall.indexer.v1.RepoStatusResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n#reporecall/indexer/v1/indexer.proto\x12\x15reporecall.indexer.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\x1f\n\x0fSyncRepoRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\"r\n\x10SyncRepoResponse\x12\x0e\n\x06pulled\x18\x01 \x01(\x08\x12\x13\n\x0bhead_commit\x18\x02 \x01(\t\x12\x12\n\nfiles_sent\x18\x03 \x01(\x05\x12\x15\n\rfiles_deleted\x18\x04 \x01(\x05\x12\x0e\n\x06\x65rrors\x18\x05 \x01(\x05\"C\n\x04Repo\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04path\x18\x02 \x01(\t\x12\x0e\n\x06remote\x18\x03 \x01(\t\x12\x0f\n\x07managed\x18\x04 \x01(\x08\"B\n\x13RegisterRepoRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0c\n\x04path\x18\x02 \x01(\t\x12\x0f\n\x07git_url\x18\x03 \x01(\t\"A\n\x14RegisterRepoResponse\x12)\n\x04repo\x18\x01 \x01(\x0b\x32\x1b.reporecall.indexer.v1.Repo\"\x12\n\x10ListReposRequest\"?\n\x11ListReposResponse\x12*\n\x05repos\x18\x01 \x03(\x0b\x32\x1b.reporecall.indexer.v1.Repo\"!\n\x11RemoveRepoRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\"%\n\x12RemoveRepoResponse\x12\x0f\n\x07removed\x18\x01 \x01(\x08\".\n\x10IndexRepoRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\x12\x0c\n\x04\x66ull\x18\x02 \x01(\x08\"\xfa\x01\n\x11IndexRepoResponse\x12\x30\n\x05phase\x18\x01 \x01(\x0e\x32!.reporecall.indexer.v1.IndexPhase\x12\x15\n\rfiles_scanned\x18\x02 \x01(\x05\x12\x15\n\rfiles_changed\x18\x03 \x01(\x05\x12\x14\n\x0c\x66iles_parsed\x18\x04 \x01(\x05\x12\x12\n\nfiles_sent\x18\x05 \x01(\x05\x12\x15\n\rfiles_deleted\x18\x06 \x01(\x05\x12\x0e\n\x06\x63hunks\x18\x07 \x01(\x05\x12\x0e\n\x06\x65rrors\x18\x08 \x01(\x05\x12\x13\n\x0b\x65ta_seconds\x18\t \x01(\x01\x12\x0f\n\x07message\x18\n \x01(\t\"0\n\x11IndexPathsRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\x12\r\n\x05paths\x18\x02 \x03(\t\"Q\n\x12IndexPathsResponse\x12\x12\n\nfiles_sent\x18\x01 \x01(\x05\x12\x15\n\rfiles_deleted\x18\x02 \x01(\x05\x12\x10\n\x08rejected\x18\x03 \x03(\t\"!\n\x11RepoStatusRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\"\xde\x02\n\x12RepoStatusResponse\x12)\n\x04repo\x18\x01 \x01(\x0b\x32\x1b.reporecall.indexer.v1.Repo\x12\x16\n\x0eindexed_commit\x18\x02 \x01(\t\x12\x13\n\x0bhead_commit\x18\x03 \x01(\t\x12\r\n\x05\x66iles\x18\x04 \x01(\x05\x12\x0e\n\x06\x63hunks\x18\x05 \x01(\x05\x12\x34\n\x10last_run_started\x18\x06 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x35\n\x11last_run_finished\x18\x07 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x13\n\x0b\x64irty_files\x18\x08 \x03(\t\x12\x0f\n\x07running\x18\t \x01(\x08\x12\x15\n\rpending_files\x18\n \x01(\x05\x12\x0e\n\x06\x62ranch\x18\x0b \x01(\t\x12\x17\n\x0f\x64irty_truncated\x18\x0c \x01(\x08*\x8d\x01\n\nIndexPhase\x12\x1b\n\x17INDEX_PHASE_UNSPECIFIED\x10\x00\x12\x18\n\x14INDEX_PHASE_SCANNING\x10\x01\x12\x18\n\x14INDEX_PHASE_INDEXING\x10\x02\x12\x18\n\x14INDEX_PHASE_DELETING\x10\x03\x12\x14\n\x10INDEX_PHASE_DONE\x10\x04\x32\xc1\x05\n\x0eIndexerService\x12g\n\x0cRegisterRepo\x12*.reporecall.indexer.v1.RegisterRepoRequest\x1a+.reporecall.indexer.v1.RegisterRepoResponse\x12^\n\tListRepos\x12\'.reporecall.indexer.v1.ListReposRequest\x1a(.reporecall.indexer.v1.ListReposResponse\x12\x61\n\nRemoveRepo\x12(.reporecall.indexer.v1.RemoveRepoRequest\x1a).reporecall.indexer.v1.RemoveRepoResponse\x12`\n\tIndexRepo\x12\'.reporecall.indexer.v1.IndexRepoRequest\x1a(.reporecall.indexer.v1.IndexRepoResponse0\x01\x12\x61\n\nIndexPaths\x12(.reporecall.indexer.v1.IndexPathsRequest\x1a).reporecall.indexer.v1.IndexPathsResponse\x12\x61\n\nRepoStatus\x12(.reporecall.indexer.v1.RepoStatusRequest\x1a).reporecall.indexer.v1.RepoStatusResponse\x12[\n\x08SyncRepo\x12&.reporecall.indexer.v1.SyncRepoRequest\x1a\'.reporecall.indexer.v1.SyncRepoResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'reporecall.indexer.v1.indexer_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_INDEXPHASE']._serialized_start=1247
-  _globals['_INDEXPHASE']._serialized_end=1388
-  _globals['_REPO']._serialized_start=95
-  _globals['_REPO']._serialized_end=145
-  _globals['_REGISTERREPOREQUEST']._serialized_start=147
-  _globals['_REGISTERREPOREQUEST']._serialized_end=196
-  _globals['_REGISTERREPORESPONSE']._serialized_start=198
-  _globals['_REGISTERREPORESPONSE']._serialized_end=263
-  _globals['_LISTREPOSREQUEST']._serialized_start=265
-  _globals['_LISTREPOSREQUEST']._serialized_end=283
-  _globals['_LISTREPOSRESPONSE']._serialized_start=285
-  _globals['_LISTREPOSRESPONSE']._serialized_end=348
-  _globals['_REMOVEREPOREQUEST']._serialized_start=350
-  _globals['_REMOVEREPOREQUEST']._serialized_end=383
-  _globals['_REMOVEREPORESPONSE']._serialized_start=385
-  _globals['_REMOVEREPORESPONSE']._serialized_end=422
-  _globals['_INDEXREPOREQUEST']._serialized_start=424
-  _globals['_INDEXREPOREQUEST']._serialized_end=470
-  _globals['_INDEXREPORESPONSE']._serialized_start=473
-  _globals['_INDEXREPORESPONSE']._serialized_end=723
-  _globals['_INDEXPATHSREQUEST']._serialized_start=725
-  _globals['_INDEXPATHSREQUEST']._serialized_end=773
-  _globals['_INDEXPATHSRESPONSE']._serialized_start=775
-  _globals['_INDEXPATHSRESPONSE']._serialized_end=856
-  _globals['_REPOSTATUSREQUEST']._serialized_start=858
-  _globals['_REPOSTATUSREQUEST']._serialized_end=891
-  _globals['_REPOSTATUSRESPONSE']._serialized_start=894
-  _globals['_REPOSTATUSRESPONSE']._serialized_end=1244
-  _globals['_INDEXERSERVICE']._serialized_start=1391
-  _globals['_INDEXERSERVICE']._serialized_end=2003
+  _globals['_INDEXPHASE']._serialized_start=1430
+  _globals['_INDEXPHASE']._serialized_end=1571
+  _globals['_SYNCREPOREQUEST']._serialized_start=95
+  _globals['_SYNCREPOREQUEST']._serialized_end=126
+  _globals['_SYNCREPORESPONSE']._serialized_start=128
+  _globals['_SYNCREPORESPONSE']._serialized_end=242
+  _globals['_REPO']._serialized_start=244
+  _globals['_REPO']._serialized_end=311
+  _globals['_REGISTERREPOREQUEST']._serialized_start=313
+  _globals['_REGISTERREPOREQUEST']._serialized_end=379
+  _globals['_REGISTERREPORESPONSE']._serialized_start=381
+  _globals['_REGISTERREPORESPONSE']._serialized_end=446
+  _globals['_LISTREPOSREQUEST']._serialized_start=448
+  _globals['_LISTREPOSREQUEST']._serialized_end=466
+  _globals['_LISTREPOSRESPONSE']._serialized_start=468
+  _globals['_LISTREPOSRESPONSE']._serialized_end=531
+  _globals['_REMOVEREPOREQUEST']._serialized_start=533
+  _globals['_REMOVEREPOREQUEST']._serialized_end=566
+  _globals['_REMOVEREPORESPONSE']._serialized_start=568
+  _globals['_REMOVEREPORESPONSE']._serialized_end=605
+  _globals['_INDEXREPOREQUEST']._serialized_start=607
+  _globals['_INDEXREPOREQUEST']._serialized_end=653
+  _globals['_INDEXREPORESPONSE']._serialized_start=656
+  _globals['_INDEXREPORESPONSE']._serialized_end=906
+  _globals['_INDEXPATHSREQUEST']._serialized_start=908
+  _globals['_INDEXPATHSREQUEST']._serialized_end=956
+  _globals['_INDEXPATHSRESPONSE']._serialized_start=958
+  _globals['_INDEXPATHSRESPONSE']._serialized_end=1039
+  _globals['_REPOSTATUSREQUEST']._serialized_start=1041
+  _globals['_REPOSTATUSREQUEST']._serialized_end=1074
+  _globals['_REPOSTATUSRESPONSE']._serialized_start=1077
+  _globals['_REPOSTATUSRESPONSE']._serialized_end=1427
+  _globals['_INDEXERSERVICE']._serialized_start=1574
+  _globals['_INDEXERSERVICE']._serialized_end=2279
 # @@protoc_insertion_point(module_scope)

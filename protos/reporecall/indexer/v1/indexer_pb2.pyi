@@ -23,23 +23,47 @@ INDEX_PHASE_INDEXING: IndexPhase
 INDEX_PHASE_DELETING: IndexPhase
 INDEX_PHASE_DONE: IndexPhase
 
+class SyncRepoRequest(_message.Message):
+    __slots__ = ("repo",)
+    REPO_FIELD_NUMBER: _ClassVar[int]
+    repo: str
+    def __init__(self, repo: _Optional[str] = ...) -> None: ...
+
+class SyncRepoResponse(_message.Message):
+    __slots__ = ("pulled", "head_commit", "files_sent", "files_deleted", "errors")
+    PULLED_FIELD_NUMBER: _ClassVar[int]
+    HEAD_COMMIT_FIELD_NUMBER: _ClassVar[int]
+    FILES_SENT_FIELD_NUMBER: _ClassVar[int]
+    FILES_DELETED_FIELD_NUMBER: _ClassVar[int]
+    ERRORS_FIELD_NUMBER: _ClassVar[int]
+    pulled: bool
+    head_commit: str
+    files_sent: int
+    files_deleted: int
+    errors: int
+    def __init__(self, pulled: _Optional[bool] = ..., head_commit: _Optional[str] = ..., files_sent: _Optional[int] = ..., files_deleted: _Optional[int] = ..., errors: _Optional[int] = ...) -> None: ...
+
 class Repo(_message.Message):
-    __slots__ = ("name", "path", "remote")
+    __slots__ = ("name", "path", "remote", "managed")
     NAME_FIELD_NUMBER: _ClassVar[int]
     PATH_FIELD_NUMBER: _ClassVar[int]
     REMOTE_FIELD_NUMBER: _ClassVar[int]
+    MANAGED_FIELD_NUMBER: _ClassVar[int]
     name: str
     path: str
     remote: str
-    def __init__(self, name: _Optional[str] = ..., path: _Optional[str] = ..., remote: _Optional[str] = ...) -> None: ...
+    managed: bool
+    def __init__(self, name: _Optional[str] = ..., path: _Optional[str] = ..., remote: _Optional[str] = ..., managed: _Optional[bool] = ...) -> None: ...
 
 class RegisterRepoRequest(_message.Message):
-    __slots__ = ("name", "path")
+    __slots__ = ("name", "path", "git_url")
     NAME_FIELD_NUMBER: _ClassVar[int]
     PATH_FIELD_NUMBER: _ClassVar[int]
+    GIT_URL_FIELD_NUMBER: _ClassVar[int]
     name: str
     path: str
-    def __init__(self, name: _Optional[str] = ..., path: _Optional[str] = ...) -> None: ...
+    git_url: str
+    def __init__(self, name: _Optional[str] = ..., path: _Optional[str] = ..., git_url: _Optional[str] = ...) -> None: ...
 
 class RegisterRepoResponse(_message.Message):
     __slots__ = ("repo",)

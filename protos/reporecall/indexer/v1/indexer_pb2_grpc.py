@@ -65,6 +65,11 @@ class IndexerServiceStub:
                 request_serializer=reporecall_dot_indexer_dot_v1_dot_indexer__pb2.RepoStatusRequest.SerializeToString,
                 response_deserializer=reporecall_dot_indexer_dot_v1_dot_indexer__pb2.RepoStatusResponse.FromString,
                 _registered_method=True)
+        self.SyncRepo = channel.unary_unary(
+                '/reporecall.indexer.v1.IndexerService/SyncRepo',
+                request_serializer=reporecall_dot_indexer_dot_v1_dot_indexer__pb2.SyncRepoRequest.SerializeToString,
+                response_deserializer=reporecall_dot_indexer_dot_v1_dot_indexer__pb2.SyncRepoResponse.FromString,
+                _registered_method=True)
 
 
 class IndexerServiceServicer:
@@ -113,6 +118,13 @@ class IndexerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def SyncRepo(self, request, context):
+        """Pulls a cloned repository (fast-forward only) and indexes what changed (schedules and webhooks).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_IndexerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -145,6 +157,11 @@ def add_IndexerServiceServicer_to_server(servicer, server):
                     servicer.RepoStatus,
                     request_deserializer=reporecall_dot_indexer_dot_v1_dot_indexer__pb2.RepoStatusRequest.FromString,
                     response_serializer=reporecall_dot_indexer_dot_v1_dot_indexer__pb2.RepoStatusResponse.SerializeToString,
+            ),
+            'SyncRepo': grpc.unary_unary_rpc_method_handler(
+                    servicer.SyncRepo,
+                    request_deserializer=reporecall_dot_indexer_dot_v1_dot_indexer__pb2.SyncRepoRequest.FromString,
+                    response_serializer=reporecall_dot_indexer_dot_v1_dot_indexer__pb2.SyncRepoResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -310,6 +327,33 @@ class IndexerService:
             '/reporecall.indexer.v1.IndexerService/RepoStatus',
             reporecall_dot_indexer_dot_v1_dot_indexer__pb2.RepoStatusRequest.SerializeToString,
             reporecall_dot_indexer_dot_v1_dot_indexer__pb2.RepoStatusResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def SyncRepo(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/reporecall.indexer.v1.IndexerService/SyncRepo',
+            reporecall_dot_indexer_dot_v1_dot_indexer__pb2.SyncRepoRequest.SerializeToString,
+            reporecall_dot_indexer_dot_v1_dot_indexer__pb2.SyncRepoResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,0 +1,438 @@
+"""Load benchmark: N concurrent Claude Code hook clients against a running suite on a 1,000+ file repo.
+
+    .venv/bin/python -m tools.load_test                      # 50 clients x 60 s (the issue-10 figure)
+    .venv/bin/python -m tools.load_test --clients 10 --duration 15 --data-dir /tmp/rr-load
+
+It starts the real suite (`reporecall up`, embedded stores), builds a Python monorepo from the sources of
+real libraries installed in the venv (no network), indexes it, waits until the vector backfill is done
+(so the measured window is steady state, not indexing), issues one token per client (each client is a
+user; the per-token rate limit is the production one) and runs closed-loop clients posting
+UserPromptSubmit payloads to /hooks/prompt-context. Meanwhile it samples VmRSS of every child process
+from /proc and fits a least-squares slope per process after the warm-up.
+
+An error is anything a hook client would not accept: a transport failure, a non-200 status, a body that
+is not `{}` or a valid hookSpecificOutput object. Empty replies are counted separately (by the gateway's
+own hook-failure metric: `deadline` means the 1.5 s hook deadline cut the answer short).
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import asyncio
+import json
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import sysconfig
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from gateway.auth import TokenStore, token_store_path  # noqa: E402
+from tests.suite import Suite, wait_for  # noqa: E402
+
+# Real, typed, documented Python from the venv: ~1,300 files, ~12 MB, many cross-module calls.
+CORPUS_LIBRARIES = (
+    "pygments", "pip", "hypothesis", "starlette", "httpx", "rich", "mcp", "anyio", "jsonschema", "neo4j",
+    "uvicorn", "pydantic", "yaml", "structlog",
+)
+SKIP_PARTS = {"_vendor", "__pycache__", "tests", "test"}
+HOOK_PATH = "/hooks/prompt-context"
+
+
+# --- the repository ---------------------------------------------------------------------------------------
+
+
+def build_corpus(dest: Path, libraries: tuple[str, ...] = CORPUS_LIBRARIES, min_files: int = 1000) -> int:
+    """Copy the .py sources of installed libraries under dest/libs and commit them; return the file count."""
+    site = Path(sysconfig.get_paths()["purelib"])
+    if (dest / ".git").exists():
+        return sum(1 for _ in (dest / "libs").rglob("*.py"))
+    count = 0
+    for name in libraries:
+        source = site / name
+        if not source.is_dir():
+            continue
+        for path in source.rglob("*.py"):
+            relative = path.relative_to(site)
+            if SKIP_PARTS & set(relative.parts):
+                continue
+            target = dest / "libs" / relative
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(path, target)
+            count += 1
+    if count < min_files:
+        raise SystemExit(f"only {count} source files found under {site}; need {min_files}")
+    (dest / "README.md").write_text("# corpus\n\nVendored Python libraries, used as a load-test repository.\n")
+    git = ["git", "-c", "user.email=load@test", "-c", "user.name=load", "-C", str(dest)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-qm", "corpus"], check=True)
+    return count
+
+
+def corpus_symbols(root: Path, limit: int = 400, seed: int = 7) -> list[str]:
+    """Public function and class names defined in the corpus, for prompts that name real code."""
+    names: set[str] = set()
+    for path in sorted(root.rglob("*.py")):
+        try:
+            tree = ast.parse(path.read_text(errors="replace"))
+        except (SyntaxError, ValueError):
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+                if not node.name.startswith("_") and len(node.name) > 4:
+                    names.add(node.name)
+    ordered = sorted(names)
+    random.Random(seed).shuffle(ordered)
+    return ordered[:limit]
+
+
+PROMPTS = (
+    "where is {name} defined?",
+    "how does {name} work",
+    "who calls {name}?",
+    "trace what happens after {name} is called",
+    "fix the bug in {name}: it raises a KeyError when the input is empty",
+    "add a timeout parameter to {name} and thread it through its callers",
+    "why does {name} return None sometimes",
+    "write a unit test for {name}",
+    "give me an overview of the architecture of this repository",
+    "how are HTTP request headers parsed and validated",
+    "where do we retry failed network connections",
+    "how is the syntax highlighting lexer chosen for a file name",
+    "thanks, that works now!",
+    "ok",
+)
+
+
+def make_prompts(symbols: list[str], count: int = 2000, seed: int = 11) -> list[str]:
+    rng = random.Random(seed)
+    return [rng.choice(PROMPTS).format(name=rng.choice(symbols)) for _ in range(count)]
+
+
+# --- the clients -----------------------------------------------------------------------------------------
+
+
+@dataclass
+class Sample:
+    started: float
+    seconds: float
+    status: int
+    kind: str  # "context" | "empty" | "error"
+    detail: str = ""
+
+
+def classify_reply(status: int, body: bytes) -> tuple[str, str]:
+    """What Claude Code would make of a hook reply: context, empty (nothing injected) or an error."""
+    if status != 200:
+        return "error", f"HTTP {status}: {body[:200]!r}"
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return "error", f"not JSON: {body[:200]!r}"
+    if data == {}:
+        return "empty", ""
+    output = data.get("hookSpecificOutput") if isinstance(data, dict) else None
+    if (
+        isinstance(output, dict)
+        and output.get("hookEventName") == "UserPromptSubmit"
+        and isinstance(output.get("additionalContext"), str)
+        and len(output["additionalContext"]) <= 10_000
+    ):
+        return "context", ""
+    return "error", f"unexpected body: {body[:200]!r}"
+
+
+@dataclass
+class LoadResult:
+    samples: list[Sample] = field(default_factory=list)
+    duration: float = 0.0
+
+    def of_kind(self, kind: str) -> list[Sample]:
+        return [s for s in self.samples if s.kind == kind]
+
+    def percentile(self, q: float) -> float:
+        values = sorted(s.seconds for s in self.samples)
+        if not values:
+            return 0.0
+        return values[min(len(values) - 1, int(round(q / 100 * (len(values) - 1))))]
+
+    def summary(self) -> dict[str, Any]:
+        errors = self.of_kind("error")
+        return {
+            "requests": len(self.samples),
+            "rps": round(len(self.samples) / self.duration, 1) if self.duration else 0.0,
+            "errors": len(errors),
+            "error_examples": sorted({e.detail for e in errors})[:5],
+            "context_replies": len(self.of_kind("context")),
+            "empty_replies": len(self.of_kind("empty")),
+            "p50_ms": round(self.percentile(50) * 1000, 1),
+            "p95_ms": round(self.percentile(95) * 1000, 1),
+            "p99_ms": round(self.percentile(99) * 1000, 1),
+            "max_ms": round(max((s.seconds for s in self.samples), default=0.0) * 1000, 1),
+        }
+
+
+async def run_clients(
+    url: str,
+    tokens: list[str],
+    prompts: list[str],
+    cwd: str,
+    duration: float,
+    think: tuple[float, float] = (0.0, 0.0),
+    timeout: float = 10.0,
+    stop: threading.Event | None = None,
+) -> LoadResult:
+    """One closed-loop client per token: post a hook, (optionally think), repeat until `duration` passes."""
+    result = LoadResult()
+    started = time.monotonic()
+    deadline = started + duration
+
+    async def client(index: int, token: str) -> None:
+        rng = random.Random(index)
+        headers = {"Authorization": f"Bearer {token}"}
+        limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
+        async with httpx.AsyncClient(base_url=url, headers=headers, timeout=timeout, limits=limits) as http:
+            turn = 0
+            while time.monotonic() < deadline and not (stop and stop.is_set()):
+                turn += 1
+                payload = {
+                    "session_id": f"load-{index}", "transcript_path": f"/tmp/load-{index}.jsonl", "cwd": cwd,
+                    "permission_mode": "default", "hook_event_name": "UserPromptSubmit",
+                    "prompt": prompts[(index * 7919 + turn) % len(prompts)],
+                }
+                sent = time.monotonic()
+                try:
+                    reply = await http.post(HOOK_PATH, json=payload)
+                    kind, detail = classify_reply(reply.status_code, reply.content)
+                    status = reply.status_code
+                except httpx.HTTPError as exc:
+                    kind, detail, status = "error", f"{type(exc).__name__}: {exc}", 0
+                result.samples.append(Sample(sent - started, time.monotonic() - sent, status, kind, detail))
+                if think[1] > 0:
+                    await asyncio.sleep(rng.uniform(*think))
+
+    await asyncio.gather(*(client(i, token) for i, token in enumerate(tokens)))
+    result.duration = time.monotonic() - started
+    return result
+
+
+# --- memory ----------------------------------------------------------------------------------------------
+
+
+def rss_kib(pid: int) -> int | None:
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    match = re.search(r"^VmRSS:\s+(\d+) kB", status, re.MULTILINE)
+    return int(match.group(1)) if match else None
+
+
+class MemorySampler:
+    """Samples VmRSS of every child (pids re-read from run.json, so restarts are followed) once a period."""
+
+    def __init__(self, pids: Callable[[], dict[str, int]], period: float = 1.0) -> None:
+        self._pids, self._period = pids, period
+        self.samples: dict[str, list[tuple[float, int, int]]] = {}  # name → (t, pid, kib)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._t0 = time.monotonic()
+
+    def __enter__(self) -> MemorySampler:
+        self._t0 = time.monotonic()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self) -> None:
+        while True:
+            try:
+                pids = self._pids()
+            except (OSError, ValueError, KeyError):
+                pids = {}
+            now = time.monotonic() - self._t0
+            for name, pid in pids.items():
+                kib = rss_kib(pid)
+                if kib is not None:
+                    self.samples.setdefault(name, []).append((now, pid, kib))
+            if self._stop.wait(self._period):
+                return
+
+    def trend(self, warmup: float) -> dict[str, dict[str, float]]:
+        """Per process: least-squares slope of RSS (MiB/min) after `warmup` s, mean, and growth over the run."""
+        report: dict[str, dict[str, float]] = {}
+        for name, rows in self.samples.items():
+            last_pid = rows[-1][1]
+            steady = [(t, kib / 1024) for t, pid, kib in rows if t >= warmup and pid == last_pid]
+            if len(steady) < 3:
+                continue
+            slope = linear_slope([t for t, _ in steady], [mib for _, mib in steady])
+            span = steady[-1][0] - steady[0][0]
+            mean = statistics.fmean(m for _, m in steady)
+            report[name] = {
+                "mean_mib": round(mean, 1),
+                "min_mib": round(min(m for _, m in steady), 1),
+                "max_mib": round(max(m for _, m in steady), 1),
+                "slope_mib_per_min": round(slope * 60, 2),
+                "fitted_growth_mib": round(slope * span, 2),
+                "fitted_growth_pct": round(100 * slope * span / mean, 2),
+                "samples": len(steady),
+            }
+        return report
+
+
+def linear_slope(xs: list[float], ys: list[float]) -> float:
+    mx, my = statistics.fmean(xs), statistics.fmean(ys)
+    denominator = sum((x - mx) ** 2 for x in xs)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / denominator if denominator else 0.0
+
+
+def flat(trend: dict[str, float], max_growth_pct: float = 5.0, max_growth_mib: float = 8.0) -> bool:
+    """No growth trend: the fitted growth over the window is within noise (either bound)."""
+    return trend["fitted_growth_pct"] <= max_growth_pct or trend["fitted_growth_mib"] <= max_growth_mib
+
+
+# --- the suite -------------------------------------------------------------------------------------------
+
+
+def child_pids(suite: Suite) -> dict[str, int]:
+    return {name: int(info["pid"]) for name, info in suite.run_info["children"].items() if info.get("pid")}
+
+
+def issue_tokens(data_dir: Path, count: int, prefix: str = "load") -> list[str]:
+    """One token per simulated user, in the gateway's own token store (what `reporecall token issue` does)."""
+    store = TokenStore(token_store_path(data_dir))
+    return [store.issue(f"{prefix}-{i}") for i in range(count)]
+
+
+def wait_for_tokens(suite: Suite, token: str) -> None:
+    """The gateway reloads the token store every few seconds; wait until it accepts the newest token."""
+    wait_for(
+        lambda: httpx.get(suite.url + "/api/repos", headers={"Authorization": f"Bearer {token}"}).status_code
+        == 200,
+        30, "the gateway to accept the issued tokens",
+    )
+
+
+def index_corpus(suite: Suite, corpus: Path, name: str, say: Callable[[str], None]) -> dict[str, Any]:
+    started = time.monotonic()
+    result = suite.cli("index", str(corpus), "--name", name, "--json", timeout=1800)
+    if result.returncode != 0:
+        raise SystemExit(f"indexing failed: {result.stderr}{result.stdout}")
+    final = json.loads(result.stdout)
+    say(f"indexed {final.get('files_scanned')} files, {final.get('chunks')} chunks "
+        f"in {time.monotonic() - started:.0f} s")
+    return final  # type: ignore[no-any-return]
+
+
+def search_stats(suite: Suite, repo: str) -> dict[str, Any]:
+    reply = suite.post("/api/ops/index_status", {"repo": repo})
+    reply.raise_for_status()
+    return reply.json()["search"]  # type: ignore[no-any-return]
+
+
+def wait_for_vectors(suite: Suite, repo: str, timeout: float, say: Callable[[str], None]) -> None:
+    """Block until the embedder's backfill is done, so the load window measures serving, not indexing."""
+    deadline = time.monotonic() + timeout
+    last_print = 0.0
+    while time.monotonic() < deadline:
+        stats = search_stats(suite, repo)
+        backlog = int(stats.get("embed_backlog", 0))
+        if backlog == 0:
+            return
+        if time.monotonic() - last_print > 15:
+            say(f"  vector backfill: {stats.get('vectors', 0)} vectors, {backlog} to go")
+            last_print = time.monotonic()
+        time.sleep(2)
+    raise SystemExit(f"the vector backfill did not finish within {timeout:.0f} s")
+
+
+def gateway_hook_failures(suite: Suite) -> dict[str, float]:
+    """The gateway's reporecall hook-failure counter by reason, from its Prometheus endpoint."""
+    counts: dict[str, float] = {}
+    for line in suite.metrics("gateway").splitlines():
+        if line.startswith("reporecall_hook_failures_total{"):
+            reason = re.search(r'reason="([^"]*)"', line)
+            counts[reason.group(1) if reason else "?"] = float(line.rsplit(" ", 1)[1])
+    return counts
+
+
+def restarts(suite: Suite) -> dict[str, int]:
+    return {name: int(info.get("restarts", 0)) for name, info in suite.run_info["children"].items()}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--clients", type=int, default=50)
+    parser.add_argument("--duration", type=float, default=60.0, help="seconds of load")
+    parser.add_argument("--warmup", type=float, default=15.0, help="seconds excluded from the memory trend")
+    parser.add_argument("--think", type=float, nargs=2, default=(0.0, 0.0), metavar=("MIN", "MAX"),
+                        help="seconds a client waits between prompts (default: none, closed loop)")
+    parser.add_argument("--data-dir", type=Path, default=Path("/tmp/reporecall-load"),
+                        help="suite data dir; reused between runs so the corpus is indexed and embedded once")
+    parser.add_argument("--json", type=Path, help="also write the report here")
+    args = parser.parse_args(argv)
+
+    def say(text: str) -> None:
+        print(text, flush=True)
+
+    corpus = args.data_dir.parent / (args.data_dir.name + "-corpus")
+    files = build_corpus(corpus)
+    say(f"corpus: {files} Python files from {len(CORPUS_LIBRARIES)} libraries at {corpus}")
+    suite = Suite.start(args.data_dir / "suite")
+    try:
+        index_corpus(suite, corpus, "corpus", say)
+        wait_for_vectors(suite, "corpus", 3600, say)
+        stats = search_stats(suite, "corpus")
+        say(f"search holds {stats.get('files')} files, {stats.get('chunks')} chunks, {stats.get('vectors')} vectors")
+        tokens = issue_tokens(suite.data_dir, args.clients)
+        wait_for_tokens(suite, tokens[-1])
+        prompts = make_prompts(corpus_symbols(corpus))
+        before_failures, before_restarts = gateway_hook_failures(suite), restarts(suite)
+        say(f"load: {args.clients} clients x {args.duration:.0f} s ...")
+        with MemorySampler(lambda: child_pids(suite)) as sampler:
+            result = asyncio.run(run_clients(suite.url, tokens, prompts, str(corpus), args.duration,
+                                             tuple(args.think)))  # type: ignore[arg-type]
+        after_failures = gateway_hook_failures(suite)
+        report = {
+            "clients": args.clients,
+            "duration_s": round(result.duration, 1),
+            "corpus_files": files,
+            "corpus_chunks": stats.get("chunks"),
+            **result.summary(),
+            "gateway_empty_reasons": {k: after_failures.get(k, 0) - before_failures.get(k, 0)
+                                      for k in after_failures if after_failures.get(k, 0) - before_failures.get(k, 0)},
+            "restarts": {k: v - before_restarts.get(k, 0) for k, v in restarts(suite).items()},
+            "memory": sampler.trend(args.warmup),
+        }
+    finally:
+        suite.stop()
+    say(json.dumps(report, indent=2))
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2))
+    growing = [name for name, trend in report["memory"].items() if not flat(trend)]
+    ok = report["errors"] == 0 and not growing and not any(report["restarts"].values())
+    say("PASS" if ok else f"FAIL: errors={report['errors']} growing={growing} restarts={report['restarts']}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
