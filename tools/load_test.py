@@ -369,7 +369,7 @@ def gateway_hook_failures(suite: Suite) -> dict[str, float]:
     """The gateway's reporecall hook-failure counter by reason, from its Prometheus endpoint."""
     counts: dict[str, float] = {}
     for line in suite.metrics("gateway").splitlines():
-        if line.startswith("reporecall_hook_failures_total{"):
+        if line.startswith("reporecall_hook_failures_total{") and 'event="UserPromptSubmit"' in line:
             reason = re.search(r'reason="([^"]*)"', line)
             counts[reason.group(1) if reason else "?"] = float(line.rsplit(" ", 1)[1])
     return counts
@@ -389,12 +389,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data-dir", type=Path, default=Path("/tmp/reporecall-load"),
                         help="suite data dir; reused between runs so the corpus is indexed and embedded once")
     parser.add_argument("--json", type=Path, help="also write the report here")
+    parser.add_argument("--prepare-only", action="store_true",
+                        help="build, index and embed the corpus, then stop (the slow part, done once)")
     args = parser.parse_args(argv)
 
     def say(text: str) -> None:
         print(text, flush=True)
 
-    corpus = args.data_dir.parent / (args.data_dir.name + "-corpus")
+    corpus = args.data_dir / "corpus"
     files = build_corpus(corpus)
     say(f"corpus: {files} Python files from {len(CORPUS_LIBRARIES)} libraries at {corpus}")
     suite = Suite.start(args.data_dir / "suite")
@@ -403,6 +405,8 @@ def main(argv: list[str] | None = None) -> int:
         wait_for_vectors(suite, "corpus", 3600, say)
         stats = search_stats(suite, "corpus")
         say(f"search holds {stats.get('files')} files, {stats.get('chunks')} chunks, {stats.get('vectors')} vectors")
+        if args.prepare_only:
+            return 0
         tokens = issue_tokens(suite.data_dir, args.clients)
         wait_for_tokens(suite, tokens[-1])
         prompts = make_prompts(corpus_symbols(corpus))

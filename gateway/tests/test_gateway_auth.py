@@ -73,7 +73,7 @@ def test_rate_limiter_is_per_client() -> None:
 
 
 @pytest.fixture
-def app(tmp_path: Path, store: TokenStore):
+async def app(tmp_path: Path, store: TokenStore):  # async: grpc.aio channels need the running loop
     settings = GatewaySettings(data_dir=tmp_path, rate_limit_per_second=0.5, rate_limit_burst=2)
     backends = Backends("127.0.0.1:1", "127.0.0.1:1", "127.0.0.1:1", "127.0.0.1:1")
     repos = RepoDirectory(backends)

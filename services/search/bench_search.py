@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
 import shutil
 import statistics
@@ -119,20 +120,30 @@ async def measure_grpc(
             stub = search_pb2_grpc.SearchServiceStub(channel)
             for q in warm_up:  # other queries first, as a service that has been running has seen
                 await stub.Search(search_pb2.SearchRequest(query=q, repo=REPO, limit=10, mode=mode))
+            cpu = time.process_time()
             for q in queries:
                 start = time.perf_counter()
                 await stub.Search(search_pb2.SearchRequest(query=q, repo=REPO, limit=10, mode=mode))
                 samples.append(time.perf_counter() - start)
+            cpu_ms.append((time.process_time() - cpu) * 1000 / len(queries))
     finally:
         await server.stop(None)
         servicer._executor.shutdown(wait=True)
     return samples
 
 
+# CPU time of this process (server and client) per query: unlike wall time, it does not depend on
+# what else the machine is running, so runs on a busy shared machine stay comparable.
+cpu_ms: list[float] = []
+
+
 def report(label: str, samples: list[float]) -> tuple[float, float]:
     ms = np.asarray(samples) * 1000
     p50, p95, p99 = (float(np.percentile(ms, p)) for p in (50, 95, 99))
-    print(f"  {label:<22} p50 {p50:6.2f} ms   p95 {p95:6.2f} ms   p99 {p99:6.2f} ms   (n={len(ms)})")
+    print(
+        f"  {label:<22} p50 {p50:6.2f} ms   p95 {p95:6.2f} ms   p99 {p99:6.2f} ms   "
+        f"cpu {cpu_ms[-1]:5.2f} ms/query   (n={len(ms)})"
+    )
     return p50, p99
 
 
@@ -153,6 +164,7 @@ def main() -> None:
         help="embedding cache reused across runs (delete it to re-embed everything)",
     )
     args = parser.parse_args()
+    print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())} (2 cores)")
 
     chunks = list(stdlib_chunks(REPO, limit=args.chunks))
     files = by_file(chunks)
@@ -208,6 +220,7 @@ def main() -> None:
     finally:
         shutil.rmtree(folder, ignore_errors=True)
 
+    print(f"load average at end: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     p50, p99 = results["hybrid (vectors on)"]
     verdict = lambda ok: "OK" if ok else "MISSED"  # noqa: E731
     print(
