@@ -264,6 +264,10 @@ def cmd_status(args: argparse.Namespace) -> int:
         print(f"gateway   {reply['gateway']['status']:<12} {client.url}")
         for name, info in reply.get("services", {}).items():
             print(f"{name:<9} {info['status']:<12} {info.get('address', '')}")
+        for repo, routes in reply.get("savings", {}).items():
+            for route, t in sorted(routes.items()):
+                print(f"savings   {repo} {route}: {t['replies']} replies, {t['injected']} tokens injected, "
+                      f"~{t['spared']} tokens of file reads spared")
     ok = reply["gateway"]["status"] == "SERVING" and all(
         s["status"] == "SERVING" for s in reply.get("services", {}).values())
     return 0 if ok else 1

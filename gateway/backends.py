@@ -26,6 +26,14 @@ log = structlog.get_logger("backends")
 T = TypeVar("T")
 
 
+# Codes that mean the service answered (the request was wrong or not supported): no breaker failure.
+_SERVICE_IS_UP = frozenset({
+    grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.NOT_FOUND, grpc.StatusCode.ALREADY_EXISTS,
+    grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.UNIMPLEMENTED,
+    grpc.StatusCode.OUT_OF_RANGE,
+})
+
+
 class Unavailable(Exception):
     """A backend call failed, timed out, or its breaker is open."""
 
@@ -86,7 +94,7 @@ class Backends:
         try:
             result = await fn(request, timeout=timeout)
         except grpc.aio.AioRpcError as exc:
-            if exc.code() in (grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.NOT_FOUND):
+            if exc.code() in _SERVICE_IS_UP:
                 breaker.record(True)  # the service is up; the request was wrong
                 raise
             breaker.record(False)

@@ -21,7 +21,9 @@ from typing import Any, TypeVar
 import grpc
 import structlog
 
+from gateway import metrics
 from gateway.backends import Backends, Unavailable
+from gateway.domain.accounting import FileSize, token_savings
 from gateway.domain.assembly import (
     AssembledContext, GraphFacts, MemoryItem, Staleness, SymbolRef, assemble_context, empty_context,
 )
@@ -34,6 +36,7 @@ from gateway.domain.sanitize import sanitize_prompt
 from gateway.repos import RepoDirectory, RepoInfo
 from kit.convert import chunk_from_pb, symbol_from_pb
 from kit.domain import Chunk, Symbol
+from kit.tokens import count_tokens
 from reporecall.graph.v1 import graph_pb2
 from reporecall.indexer.v1 import indexer_pb2
 from reporecall.memory.v1 import memory_pb2
@@ -114,6 +117,9 @@ class ContextService:
         self._status: dict[str, tuple[float, Staleness]] = {}
         self._branches: dict[str, str] = {}
         self._background: set[asyncio.Task[Any]] = set()
+        self._file_sizes: OrderedDict[tuple[str, str], FileSize] = OrderedDict()
+        # repo → route → {"replies", "injected", "spared"} since this gateway started (Prometheus keeps history).
+        self.savings: dict[str, dict[str, dict[str, int]]] = {}
 
     # -- the one entry point ------------------------------------------------------------------------
 
@@ -158,6 +164,7 @@ class ContextService:
         result.partial = bool(result.degraded)
         result.signals = {"search": gathered.search_scores, "seeds": [s.qualified_name for s in gathered.seeds]}
         self._observe(repo, query, route, assembled)
+        self._spawn(self._account(repo, str(route.name), assembled))
         return self._finish(result, assembled, started)
 
     # -- stages -------------------------------------------------------------------------------------
@@ -252,7 +259,8 @@ class ContextService:
     async def _recall(self, repo: RepoInfo, text: str, query: ContextQuery, budget: int, gathered: _Gathered,
                       degraded: list[str]) -> None:
         request = memory_pb2.RecallRequest(repo=repo.name, query=text[:2000], branch=query.branch,
-                                           user=query.user, budget_tokens=max(1, budget // 4), limit=6)
+                                           user=query.user, budget_tokens=max(1, budget // 4), limit=6,
+                                           repo_path=repo.path if not repo.managed else "")
         reply = await self._call("memory", self.backends.memory.Recall, request, degraded)
         for recalled in reply.memories if reply else []:
             memory = recalled.memory
@@ -312,6 +320,27 @@ class ContextService:
             prompt=query.prompt[:2000], route=str(route.name),
             hit_paths=sorted({i.path for i in assembled.items if i.section == "code"})[:20])
         self._spawn(self.backends.call("memory", self.backends.memory.Observe, request, 2.0))
+
+    async def _account(self, repo: RepoInfo, route: str, assembled: AssembledContext) -> None:
+        """Tokens injected vs. tokens of the file reads the block spared (DESIGN: token accounting)."""
+        paths = sorted({i.path for i in assembled.items if i.section == "code"})
+        missing = [p for p in paths if (repo.name, p) not in self._file_sizes]
+        for path in missing[:10]:
+            reply = await self.backends.call("search", self.backends.search.FileChunks,
+                                             search_pb2.FileChunksRequest(repo=repo.name, path=path), 2.0)
+            tokens = sum(count_tokens(c.content) for c in reply.chunks)
+            lines = max((c.end_line for c in reply.chunks), default=0)
+            self._file_sizes[(repo.name, path)] = FileSize(path, lines, tokens)
+            while len(self._file_sizes) > 20_000:
+                self._file_sizes.popitem(last=False)
+        sizes = [self._file_sizes[(repo.name, p)] for p in paths if (repo.name, p) in self._file_sizes]
+        savings = token_savings(assembled.tokens, assembled.items, sizes)
+        metrics.TOKENS_INJECTED.labels(repo.name, route).inc(savings.injected_tokens)
+        metrics.TOKENS_SPARED.labels(repo.name, route).inc(savings.spared_tokens)
+        totals = self.savings.setdefault(repo.name, {}).setdefault(route, {"replies": 0, "injected": 0, "spared": 0})
+        totals["replies"] += 1
+        totals["injected"] += savings.injected_tokens
+        totals["spared"] += savings.spared_tokens
 
     def spawn(self, work: Awaitable[Any]) -> None:
         """Run `work` in the background; its failure is logged by the callee, never raised here."""

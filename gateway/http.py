@@ -406,7 +406,7 @@ def build_http_app(
 
     async def status(request: Request) -> Response:
         services = await backends.health()
-        return _json(200, {"gateway": {"status": "SERVING"}, "services": services})
+        return _json(200, {"gateway": {"status": "SERVING"}, "services": services, "savings": service.savings})
 
     routes = [
         Route("/healthz", health),

@@ -31,3 +31,10 @@ HOOK_FAILURES = Counter(
     "Hooks answered empty because of an error or deadline.",
     ("event", "reason"),
 )
+TOKENS_INJECTED = Counter(
+    "reporecall_context_injected_tokens_total", "Tokens injected into prompts.", ("repo", "route")
+)
+TOKENS_SPARED = Counter(
+    "reporecall_context_spared_tokens_total", "Estimated tokens of file reads the injected code spared.",
+    ("repo", "route"),
+)

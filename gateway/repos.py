@@ -15,6 +15,7 @@ class RepoInfo:
     name: str
     path: str
     remote: str
+    managed: bool = False  # cloned by the server: no laptop's Claude Code folder belongs to it
 
 
 class RepoDirectory:
@@ -30,7 +31,7 @@ class RepoDirectory:
         reply = await self._backends.call(
             "indexer", self._backends.indexer.ListRepos, indexer_pb2.ListReposRequest(), timeout=1.0
         )
-        self._repos = {r.name: RepoInfo(r.name, r.path, r.remote) for r in reply.repos}
+        self._repos = {r.name: RepoInfo(r.name, r.path, r.remote, r.managed) for r in reply.repos}
         self._loaded_at = time.monotonic()
 
     async def _ensure(self, force: bool = False) -> None:

@@ -10,6 +10,7 @@ import functools
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
+from pathlib import Path
 from typing import Any, TypeVar
 
 import grpc
@@ -105,6 +106,7 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
     def __init__(self, engine: MemoryEngine, workers: int = 4) -> None:
         self._engine = engine
         self._executor = ThreadPoolExecutor(workers, thread_name_prefix="memory")
+        self._claude_attached: set[str] = set()
 
     def close(self) -> None:
         self._executor.shutdown(wait=True, cancel_futures=True)
@@ -155,6 +157,11 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
             limit=request.limit,
             include_inactive=request.include_inactive,
         )
+        if request.repo_path and request.repo not in self._claude_attached:
+            self._claude_attached.add(request.repo)  # once per repo; the watcher follows later edits
+            path = Path(request.repo_path)
+            if path.is_absolute():
+                await self._run(context, self._engine.attach_claude_memory, request.repo, path)
         result = await self._run(context, self._engine.recall, query)
         return memory_pb2.RecallResponse(
             memories=[

@@ -16,7 +16,7 @@ import pytest
 
 from cli.commands import claude_settings
 from tests.e2e.conftest import SPINE
-from tests.suite import ROOT, Suite
+from tests.suite import ROOT, Suite, wait_for
 
 pytestmark = pytest.mark.e2e
 
@@ -126,3 +126,23 @@ def test_hook_answers_within_its_deadline_when_a_backend_hangs(indexed: Suite, s
     assert reply.status_code == 200 and elapsed < 2.0
     if service != "search":  # without search the block may still come from seeds; with it, code must be there
         assert "apply_bulk_discount" in reply.json()["hookSpecificOutput"]["additionalContext"]
+
+
+def test_token_accounting_reports_savings_per_repo_and_route(indexed: Suite) -> None:
+    indexed.post("/hooks/prompt-context", prompt_payload("where is the VAT rate for a country looked up"))
+
+    def savings() -> dict:
+        return indexed.get("/api/status").json()["savings"].get("shop", {})
+
+    totals = wait_for(lambda: savings().get("lookup"), 10, "savings to be recorded")
+    assert totals["replies"] >= 1 and totals["injected"] > 0 and totals["spared"] > 0
+    metrics = indexed.metrics("gateway")
+    assert 'reporecall_context_spared_tokens_total{repo="shop",route="lookup"}' in metrics
+    status = indexed.cli("status")
+    assert "tokens of file reads spared" in status.stdout
+
+
+def test_claude_codes_own_memory_folder_is_read_on_a_local_install(indexed: Suite) -> None:
+    reply = indexed.post("/hooks/prompt-context", prompt_payload("why does express shipping cost extra?"))
+    context = reply.json()["hookSpecificOutput"]["additionalContext"]
+    assert "courier contract" in context

@@ -118,7 +118,7 @@ class StoreResponse(_message.Message):
     def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ...) -> None: ...
 
 class RecallRequest(_message.Message):
-    __slots__ = ("repo", "query", "branch", "user", "classes", "budget_tokens", "limit", "include_inactive")
+    __slots__ = ("repo", "query", "branch", "user", "classes", "budget_tokens", "limit", "include_inactive", "repo_path")
     REPO_FIELD_NUMBER: _ClassVar[int]
     QUERY_FIELD_NUMBER: _ClassVar[int]
     BRANCH_FIELD_NUMBER: _ClassVar[int]
@@ -127,6 +127,7 @@ class RecallRequest(_message.Message):
     BUDGET_TOKENS_FIELD_NUMBER: _ClassVar[int]
     LIMIT_FIELD_NUMBER: _ClassVar[int]
     INCLUDE_INACTIVE_FIELD_NUMBER: _ClassVar[int]
+    REPO_PATH_FIELD_NUMBER: _ClassVar[int]
     repo: str
     query: str
     branch: str
@@ -135,7 +136,8 @@ class RecallRequest(_message.Message):
     budget_tokens: int
     limit: int
     include_inactive: bool
-    def __init__(self, repo: _Optional[str] = ..., query: _Optional[str] = ..., branch: _Optional[str] = ..., user: _Optional[str] = ..., classes: _Optional[_Iterable[_Union[MemoryClass, str]]] = ..., budget_tokens: _Optional[int] = ..., limit: _Optional[int] = ..., include_inactive: _Optional[bool] = ...) -> None: ...
+    repo_path: str
+    def __init__(self, repo: _Optional[str] = ..., query: _Optional[str] = ..., branch: _Optional[str] = ..., user: _Optional[str] = ..., classes: _Optional[_Iterable[_Union[MemoryClass, str]]] = ..., budget_tokens: _Optional[int] = ..., limit: _Optional[int] = ..., include_inactive: _Optional[bool] = ..., repo_path: _Optional[str] = ...) -> None: ...
 
 class RecalledMemory(_message.Message):
     __slots__ = ("memory", "score", "tokens")

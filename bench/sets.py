@@ -1,0 +1,118 @@
+"""Quality sets: prompts with graded gold answers, one YAML file per corpus in bench/sets/.
+
+    corpus: rxjs
+    prompts:
+      - id: rxjs-07
+        category: flow            # lookup | flow | bug | architecture | skip
+        prompt: how does a new inner subscription cancel the previous one
+        gold:                     # empty for skip prompts
+          - {file: src/internal/operators/switchMap.ts, symbol: switchMap, grade: 3}
+
+Gold spans (start/end lines) are not written by hand: `resolve_spans` reads them from the pinned
+corpus with the indexer's own parser, and `validate` reports every gold entry it cannot find.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+import yaml
+
+from bench.scoring import Gold, names_match
+
+SETS_DIR = Path(__file__).resolve().parent / "sets"
+CATEGORIES = ("lookup", "flow", "bug", "architecture", "skip")
+
+
+@dataclass(frozen=True)
+class Prompt:
+    id: str
+    corpus: str
+    category: str
+    prompt: str
+    gold: tuple[Gold, ...] = field(default_factory=tuple)
+
+    @property
+    def should_skip(self) -> bool:
+        return self.category == "skip"
+
+
+def load_set(path: Path) -> list[Prompt]:
+    data = yaml.safe_load(path.read_text())
+    corpus = str(data["corpus"])
+    prompts = []
+    for entry in data["prompts"]:
+        gold = tuple(Gold(str(g["file"]), str(g["symbol"]), int(g["grade"])) for g in entry.get("gold") or ())
+        prompts.append(Prompt(str(entry["id"]), corpus, str(entry["category"]), str(entry["prompt"]).strip(), gold))
+    return prompts
+
+
+def load_sets(directory: Path = SETS_DIR) -> dict[str, list[Prompt]]:
+    return {p.stem: load_set(p) for p in sorted(directory.glob("*.yaml"))}
+
+
+@dataclass(frozen=True)
+class Definition:
+    qualified_name: str
+    start_line: int
+    end_line: int
+
+
+def definitions(root: Path, path: str) -> list[Definition]:
+    """Definitions in one file of a corpus, as the indexer's parser chunks them."""
+    from services.indexer.domain.parsing import parse_file
+
+    parsed = parse_file("bench", path, (root / path).read_bytes())
+    return [Definition(c.qualified_name, c.start_line, c.end_line) for c in parsed.chunks if c.qualified_name]
+
+
+def find_definition(defs: list[Definition], symbol: str) -> Definition | None:
+    """The exact qualified name, else a unique dotted-suffix match; None when absent or ambiguous."""
+    exact = [d for d in defs if d.qualified_name == symbol]
+    if exact:
+        return Definition(symbol, min(d.start_line for d in exact), max(d.end_line for d in exact))
+    suffix = [d for d in defs if names_match(d.qualified_name, symbol) and d.qualified_name.endswith(symbol)]
+    return suffix[0] if len({d.qualified_name for d in suffix}) == 1 else None
+
+
+def problems(prompts: list[Prompt], root: Path) -> list[str]:
+    """Everything wrong with a set against its corpus: schema, missing files, missing definitions."""
+    found: list[str] = []
+    cache: dict[str, list[Definition]] = {}
+    ids = [p.id for p in prompts]
+    found += [f"duplicate id {i}" for i in sorted({i for i in ids if ids.count(i) > 1})]
+    for p in prompts:
+        if p.category not in CATEGORIES:
+            found.append(f"{p.id}: unknown category {p.category!r}")
+        if p.should_skip and p.gold:
+            found.append(f"{p.id}: a skip prompt has gold answers")
+        if not p.should_skip and not any(g.grade == 3 for g in p.gold):
+            found.append(f"{p.id}: a code prompt needs at least one grade-3 answer")
+        for g in p.gold:
+            if g.grade not in (1, 2, 3):
+                found.append(f"{p.id}: grade {g.grade} for {g.file}:{g.symbol} is not 1, 2 or 3")
+            if not (root / g.file).is_file():
+                found.append(f"{p.id}: gold file {g.file} does not exist")
+                continue
+            if g.file not in cache:
+                cache[g.file] = definitions(root, g.file)
+            if find_definition(cache[g.file], g.symbol) is None:
+                names = ", ".join(sorted({d.qualified_name for d in cache[g.file]})[:40])
+                found.append(f"{p.id}: {g.symbol} is not a definition in {g.file} (has: {names})")
+    return found
+
+
+def resolve_spans(prompts: list[Prompt], root: Path) -> list[Prompt]:
+    """The prompts with every gold item's start/end lines filled in from the corpus."""
+    cache: dict[str, list[Definition]] = {}
+    resolved = []
+    for p in prompts:
+        gold = []
+        for g in p.gold:
+            if g.file not in cache:
+                cache[g.file] = definitions(root, g.file) if (root / g.file).is_file() else []
+            d = find_definition(cache[g.file], g.symbol)
+            gold.append(replace(g, start_line=d.start_line, end_line=d.end_line) if d else g)
+        resolved.append(replace(p, gold=tuple(gold)))
+    return resolved

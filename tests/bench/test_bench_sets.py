@@ -1,0 +1,38 @@
+"""The quality sets are well formed and every gold file and symbol exists in its pinned corpus."""
+
+from __future__ import annotations
+
+import pytest
+
+from bench.corpora import load_corpora
+from bench.sets import CATEGORIES, load_sets, problems
+
+SETS = load_sets()
+CORPORA = load_corpora()
+
+
+def test_every_set_names_a_pinned_corpus() -> None:
+    assert set(SETS) == set(CORPORA)
+    for name, prompts in SETS.items():
+        assert all(p.corpus == name for p in prompts)
+
+
+def test_the_sets_hold_at_least_120_prompts_covering_every_category() -> None:
+    prompts = [p for ps in SETS.values() for p in ps]
+    assert len(prompts) >= 120
+    for name, ps in SETS.items():
+        assert {p.category for p in ps} == set(CATEGORIES), name
+
+
+def test_third_party_corpora_are_pinned_with_a_sha256() -> None:
+    for corpus in CORPORA.values():
+        if corpus.registry != "self":
+            assert corpus.version and len(corpus.sha256) == 64 and corpus.archive, corpus.name
+
+
+@pytest.mark.parametrize("name", sorted(SETS))
+def test_every_gold_file_and_symbol_exists_in_the_corpus(name: str) -> None:
+    corpus = CORPORA[name]
+    if not corpus.present():
+        pytest.skip(f"{name} {corpus.version} is not downloaded: run `.venv/bin/python -m bench fetch`")
+    assert problems(SETS[name], corpus.path) == []
