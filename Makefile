@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 REPO ?= .
 STAMP := $(VENV)/.installed
 
-.PHONY: up test lint protos check-protos bench bench-index clean
+.PHONY: up test lint protos check-protos bench bench-quick bench-index clean
 
 $(STAMP): pyproject.toml requirements.lock
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -32,3 +32,5 @@ protos: $(STAMP)
 
 clean:
 	rm -rf $(VENV)
+
+include bench/Makefile.inc

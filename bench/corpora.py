@@ -59,10 +59,28 @@ def sha256_of(path: Path) -> str:
 
 def _download(corpus: Corpus, into: Path) -> Path:
     if corpus.registry == "pypi":
-        command = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "-q",
-                   "-d", str(into), f"{corpus.package}=={corpus.version}"]
+        command = [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "--no-deps",
+            "--no-binary",
+            ":all:",
+            "-q",
+            "-d",
+            str(into),
+            f"{corpus.package}=={corpus.version}",
+        ]
     elif corpus.registry == "npm":
-        command = ["npm", "pack", f"{corpus.package}@{corpus.version}", "--silent", "--pack-destination", str(into)]
+        command = [
+            "npm",
+            "pack",
+            f"{corpus.package}@{corpus.version}",
+            "--silent",
+            "--pack-destination",
+            str(into),
+        ]
     else:
         raise ValueError(f"corpus {corpus.name}: unknown registry {corpus.registry!r}")
     subprocess.run(command, check=True, capture_output=True, text=True)

@@ -44,7 +44,9 @@ def load_set(path: Path) -> list[Prompt]:
     prompts = []
     for entry in data["prompts"]:
         gold = tuple(Gold(str(g["file"]), str(g["symbol"]), int(g["grade"])) for g in entry.get("gold") or ())
-        prompts.append(Prompt(str(entry["id"]), corpus, str(entry["category"]), str(entry["prompt"]).strip(), gold))
+        prompts.append(
+            Prompt(str(entry["id"]), corpus, str(entry["category"]), str(entry["prompt"]).strip(), gold)
+        )
     return prompts
 
 

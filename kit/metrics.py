@@ -70,17 +70,36 @@ class ServerInterceptor(grpc.aio.ServerInterceptor):
         service, method = split_method(details.method)
         metadata = dict(details.invocation_metadata or ())
         request_id = str(metadata.get(REQUEST_ID_HEADER) or new_request_id())
+        deserializer = _tolerant(handler.request_deserializer)
         if handler.unary_unary:
             kind, behaviour = "unary", _wrap_unary(handler.unary_unary, service, method, request_id, "unary")
-            return grpc.unary_unary_rpc_method_handler(
-                behaviour, handler.request_deserializer, handler.response_serializer
-            )
+            return grpc.unary_unary_rpc_method_handler(behaviour, deserializer, handler.response_serializer)
         if handler.unary_stream:
             kind, behaviour = "server_stream", _wrap_stream(handler.unary_stream, service, method, request_id)
-            return grpc.unary_stream_rpc_method_handler(
-                behaviour, handler.request_deserializer, handler.response_serializer
-            )
+            return grpc.unary_stream_rpc_method_handler(behaviour, deserializer, handler.response_serializer)
         return handler  # client/bidi streaming is not used by our APIs; served unmeasured
+
+
+class _Undecodable:
+    """Stands in for a request whose bytes did not parse (e.g. invalid UTF-8 in a string field)."""
+
+    def __init__(self, error: Exception) -> None:
+        self.message = f"request: not a valid protobuf message for this method ({error})"[:1000]
+
+
+def _tolerant(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+    """grpc.aio turns a deserializer exception into UNKNOWN; hand the failure to the handler instead,
+    which rejects it with INVALID_ARGUMENT like any other bad input."""
+    if deserializer is None:
+        return None
+
+    def deserialize(raw: bytes) -> Any:
+        try:
+            return deserializer(raw)
+        except Exception as exc:  # DecodeError, or whatever a custom deserializer raises
+            return _Undecodable(exc)
+
+    return deserialize
 
 
 def _begin(service: str, method: str, request_id: str, kind: str) -> float:
@@ -104,6 +123,8 @@ def _wrap_unary(behaviour: Any, service: str, method: str, request_id: str, kind
         started = _begin(service, method, request_id, kind)
         error: BaseException | None = None
         try:
+            if isinstance(request, _Undecodable):
+                await context.abort(grpc.StatusCode.INVALID_ARGUMENT, request.message)
             return await behaviour(request, context)
         except BaseException as exc:
             error = exc
@@ -119,6 +140,8 @@ def _wrap_stream(behaviour: Any, service: str, method: str, request_id: str) -> 
         started = _begin(service, method, request_id, "server_stream")
         error: BaseException | None = None
         try:
+            if isinstance(request, _Undecodable):
+                await context.abort(grpc.StatusCode.INVALID_ARGUMENT, request.message)
             async for item in behaviour(request, context):
                 yield item
         except BaseException as exc:

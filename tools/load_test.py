@@ -119,9 +119,11 @@ PROMPTS = (
 )
 
 
-def make_prompts(symbols: list[str], count: int = 2000, seed: int = 11) -> list[str]:
+def make_prompts(symbols: list[str], count: int = 2000, seed: int = 11) -> list[tuple[str, str]]:
+    """(template, prompt) pairs: real symbol names in a mix of lookups, flows, bugs, overviews and chit-chat."""
     rng = random.Random(seed)
-    return [rng.choice(PROMPTS).format(name=rng.choice(symbols)) for _ in range(count)]
+    return [(template, template.format(name=rng.choice(symbols)))
+            for template in (rng.choice(PROMPTS) for _ in range(count))]
 
 
 # --- the clients -----------------------------------------------------------------------------------------
@@ -134,6 +136,7 @@ class Sample:
     status: int
     kind: str  # "context" | "empty" | "error"
     detail: str = ""
+    template: str = ""
 
 
 def classify_reply(status: int, body: bytes) -> tuple[str, str]:
@@ -171,6 +174,13 @@ class LoadResult:
             return 0.0
         return values[min(len(values) - 1, int(round(q / 100 * (len(values) - 1))))]
 
+    def by_template(self) -> dict[str, dict[str, int]]:
+        table: dict[str, dict[str, int]] = {}
+        for sample in self.samples:
+            row = table.setdefault(sample.template, {"context": 0, "empty": 0, "error": 0})
+            row[sample.kind] += 1
+        return dict(sorted(table.items()))
+
     def summary(self) -> dict[str, Any]:
         errors = self.of_kind("error")
         return {
@@ -190,7 +200,7 @@ class LoadResult:
 async def run_clients(
     url: str,
     tokens: list[str],
-    prompts: list[str],
+    prompts: list[tuple[str, str]],
     cwd: str,
     duration: float,
     think: tuple[float, float] = (0.0, 0.0),
@@ -210,10 +220,10 @@ async def run_clients(
             turn = 0
             while time.monotonic() < deadline and not (stop and stop.is_set()):
                 turn += 1
+                template, prompt = prompts[(index * 7919 + turn) % len(prompts)]
                 payload = {
                     "session_id": f"load-{index}", "transcript_path": f"/tmp/load-{index}.jsonl", "cwd": cwd,
-                    "permission_mode": "default", "hook_event_name": "UserPromptSubmit",
-                    "prompt": prompts[(index * 7919 + turn) % len(prompts)],
+                    "permission_mode": "default", "hook_event_name": "UserPromptSubmit", "prompt": prompt,
                 }
                 sent = time.monotonic()
                 try:
@@ -222,7 +232,7 @@ async def run_clients(
                     status = reply.status_code
                 except httpx.HTTPError as exc:
                     kind, detail, status = "error", f"{type(exc).__name__}: {exc}", 0
-                result.samples.append(Sample(sent - started, time.monotonic() - sent, status, kind, detail))
+                result.samples.append(Sample(sent - started, time.monotonic() - sent, status, kind, detail, template))
                 if think[1] > 0:
                     await asyncio.sleep(rng.uniform(*think))
 
@@ -287,7 +297,10 @@ class MemorySampler:
             slope = linear_slope([t for t, _ in steady], [mib for _, mib in steady])
             span = steady[-1][0] - steady[0][0]
             mean = statistics.fmean(m for _, m in steady)
+            third = len(steady) // 3
             report[name] = {
+                "thirds_mean_mib": [round(statistics.fmean(m for _, m in part), 1)
+                                    for part in (steady[:third], steady[third:-third], steady[-third:])],
                 "mean_mib": round(mean, 1),
                 "min_mib": round(min(m for _, m in steady), 1),
                 "max_mib": round(max(m for _, m in steady), 1),
@@ -338,7 +351,7 @@ def index_corpus(suite: Suite, corpus: Path, name: str, say: Callable[[str], Non
     if result.returncode != 0:
         raise SystemExit(f"indexing failed: {result.stderr}{result.stdout}")
     final = json.loads(result.stdout)
-    say(f"indexed {final.get('files_scanned')} files, {final.get('chunks')} chunks "
+    say(f"indexed {final.get('files_scanned')} files, {final.get('chunks', 0)} chunks "
         f"in {time.monotonic() - started:.0f} s")
     return final  # type: ignore[no-any-return]
 
@@ -425,11 +438,14 @@ def main(argv: list[str] | None = None) -> int:
             "gateway_empty_reasons": {k: after_failures.get(k, 0) - before_failures.get(k, 0)
                                       for k in after_failures if after_failures.get(k, 0) - before_failures.get(k, 0)},
             "restarts": {k: v - before_restarts.get(k, 0) for k, v in restarts(suite).items()},
+            "by_prompt": result.by_template(),
             "memory": sampler.trend(args.warmup),
+            "rss_samples_mib": {name: [(round(t, 1), round(kib / 1024, 1)) for t, _, kib in rows]
+                                for name, rows in sampler.samples.items()},
         }
     finally:
         suite.stop()
-    say(json.dumps(report, indent=2))
+    say(json.dumps({k: v for k, v in report.items() if k != "rss_samples_mib"}, indent=2))
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))
     growing = [name for name, trend in report["memory"].items() if not flat(trend)]

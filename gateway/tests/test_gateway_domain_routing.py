@@ -199,9 +199,9 @@ def test_runs_of_look_alike_phrases_do_not_backtrack_exponentially(unit):
     try:
         for tail in ("", "zzz", " add x_y"):
             prompt = (unit * 80)[: 158 - len(tail)] + tail
-            started = time.perf_counter()
+            started = time.process_time()  # CPU time: other load on the machine does not count
             classify(prompt)
-            assert time.perf_counter() - started < 0.05
+            assert time.process_time() - started < 0.1
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
         signal.signal(signal.SIGALRM, previous)

@@ -80,3 +80,18 @@ async def test_health_service_reports_serving(server: str) -> None:
         reply = await health_pb2_grpc.HealthStub(channel).Check(
             health_pb2.HealthCheckRequest(service="reporecall.gateway.v1.GatewayService"))
     assert reply.status == health_pb2.HealthCheckResponse.SERVING
+
+
+async def test_an_undecodable_request_is_rejected_as_invalid_argument_not_unknown(server: str) -> None:
+    # Field 1 (prompt, a string) holding invalid UTF-8: protobuf refuses to parse it.
+    raw = bytes([(1 << 3) | 2, 4]) + b"\xff\xfe\xc3\x28"
+    async with grpc.aio.insecure_channel(server) as channel:
+        call = channel.unary_unary("/reporecall.gateway.v1.GatewayService/Context",
+                                   request_serializer=lambda b: b, response_deserializer=lambda b: b)
+        with pytest.raises(grpc.aio.AioRpcError) as raised:
+            await call(raw, timeout=5)
+        reply = await gateway_pb2_grpc.GatewayServiceStub(channel).Context(
+            gateway_pb2.ContextRequest(prompt="still serving", repo="r"), timeout=5)
+    assert raised.value.code() is grpc.StatusCode.INVALID_ARGUMENT
+    assert raised.value.details().startswith("request: ")
+    assert reply.text  # the next, well-formed call is served normally (the echo of its request id)

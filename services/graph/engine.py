@@ -157,7 +157,7 @@ class GraphEngine:
     ) -> ReplaceResult:
         """Replace everything stored for one file (its symbols, its outgoing calls, its imports)."""
         _require(repo, "repo")
-        _require(path, "path")
+        _require_repo_path(path, "path")
         symbols = _validate_symbols(path, symbols)
         ids = {s.id for s in symbols}
         for i, site in enumerate(call_sites):
@@ -185,7 +185,7 @@ class GraphEngine:
     def delete_files(self, repo: str, paths: Sequence[str]) -> int:
         _require(repo, "repo")
         for i, p in enumerate(paths):
-            _require(p, f"paths[{i}]")
+            _require_repo_path(p, f"paths[{i}]")
         if not paths:
             return 0
         removed = self._store.delete_files(repo, paths)
@@ -306,12 +306,12 @@ class GraphEngine:
 
     def imports(self, repo: str, path: str) -> list[Import]:
         _require(repo, "repo")
-        _require(path, "path")
+        _require_repo_path(path, "path")
         return self._store.imports_of(repo, [path])
 
     def importers(self, repo: str, path: str) -> list[Import]:
         _require(repo, "repo")
-        _require(path, "path")
+        _require_repo_path(path, "path")
         return self._store.importers_of(repo, [path])
 
     # -- communities and stats ------------------------------------------------------------------------
@@ -432,6 +432,15 @@ class GraphEngine:
 def _require(value: str, field: str) -> None:
     if not value or not value.strip():
         raise InvalidArgument(f"{field} is required")
+
+
+def _require_repo_path(value: str, field: str) -> None:
+    """A stored path is repo-relative POSIX; anything that could name a place outside the repo is refused."""
+    _require(value, field)
+    if "\x00" in value:
+        raise InvalidArgument(f"{field} must not contain NUL bytes")
+    if value.startswith("/") or ".." in value.split("/"):
+        raise InvalidArgument(f"{field} must be relative to the repository root and must not contain '..'")
 
 
 def _bounded(value: int, field: str, *, default: int, low: int, high: int) -> int:

@@ -81,11 +81,11 @@ class GraphServicer(graph_pb2_grpc.GraphServiceServicer):
                 self._executor, functools.partial(fn, *args, **kwargs)
             )
         except InvalidArgument as exc:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, _message(exc))
         except SymbolNotFound as exc:
-            await context.abort(grpc.StatusCode.NOT_FOUND, str(exc))
+            await context.abort(grpc.StatusCode.NOT_FOUND, _message(exc))
         except StoreUnavailable as exc:
-            await context.abort(grpc.StatusCode.UNAVAILABLE, str(exc))
+            await context.abort(grpc.StatusCode.UNAVAILABLE, _message(exc))
         except Exception:
             log.exception("graph.internal_error", method=getattr(fn, "__name__", str(fn)))
             await context.abort(
@@ -97,7 +97,7 @@ class GraphServicer(graph_pb2_grpc.GraphServiceServicer):
         try:
             return fn()
         except InvalidArgument as exc:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, _message(exc))
         raise AssertionError("unreachable: context.abort raises")
 
     async def ReplaceFileGraph(self, request, context):  # noqa: N802
@@ -248,3 +248,9 @@ class GraphServicer(graph_pb2_grpc.GraphServiceServicer):
         if stats.last_recompute is not None:
             response.last_recompute.CopyFrom(_timestamp(stats.last_recompute))
         return response
+
+
+def _message(exc: Exception, limit: int = 1000) -> str:
+    """The error for the client, cut short: messages quote the input, and gRPC refuses metadata over 16 kB."""
+    text = str(exc)
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -250,11 +250,16 @@ class IndexerEngine:
 
     async def register_repo(self, path: str, name: str = "") -> RepoRecord:
         """Register (or update) the working tree at absolute `path`; name defaults to its git remote/dir."""
-        if not path or not Path(path).expanduser().is_absolute():
-            raise InvalidRepoPath(f"repository path {path!r} must be absolute")
-        root = Path(path).expanduser().resolve()
-        if not root.is_dir():
-            raise InvalidRepoPath(f"repository path {str(root)!r} is not a directory")
+        if not path or "\x00" in path or not Path(path).expanduser().is_absolute():
+            raise InvalidRepoPath(f"path: repository path {path!r} must be absolute (and free of NUL bytes)")
+        try:
+            root = Path(path).expanduser().resolve()
+            is_dir = root.is_dir()
+        except (OSError, RuntimeError) as exc:  # e.g. a name longer than the OS allows, a symlink loop
+            reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise InvalidRepoPath(f"path: repository path {path!r} is unusable ({reason})") from None
+        if not is_dir:
+            raise InvalidRepoPath(f"path: repository path {str(root)!r} is not a directory")
         remote = normalise_remote(await asyncio.to_thread(read_origin_url, root))
         name = name.strip() or derive_repo_name(remote, str(root))
         problem = validate_repo_name(name)

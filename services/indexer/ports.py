@@ -20,6 +20,12 @@ class SinkUnavailable(Exception):
     """The downstream service did not answer (down, overloaded, deadline exceeded); retry later."""
 
 
+class ManifestUnwritable(Exception):
+    """The manifest store refused a read or write (disk full, read-only or failing disk).
+
+    Nothing was recorded, so the next run sends every affected file again."""
+
+
 class SearchSink(Protocol):
     async def upsert_file(self, repo: str, path: str, file_hash: str, chunks: Sequence[Chunk]) -> None:
         """Replace everything stored for the file with `chunks` (an empty sequence stores nothing)."""

@@ -18,9 +18,11 @@ from services.indexer.domain.model import (
 )
 from services.indexer.domain.scanner import PathOutsideRepo
 from services.indexer.engine import IndexerEngine
+from services.indexer.ports import ManifestUnwritable
 
 SERVICE_NAME = indexer_pb2.DESCRIPTOR.services_by_name["IndexerService"].full_name
 MAX_PATHS = 10_000
+MAX_MESSAGE_CHARS = 1000
 
 _PHASES = {
     IndexPhase.SCANNING: indexer_pb2.INDEX_PHASE_SCANNING,
@@ -38,7 +40,8 @@ class IndexerServicer(indexer_pb2_grpc.IndexerServiceServicer):
         self, request: indexer_pb2.RegisterRepoRequest, context: grpc.aio.ServicerContext
     ) -> indexer_pb2.RegisterRepoResponse:
         if not request.path and not request.git_url:
-            await context.abort(
+            await _abort(
+                context,
                 grpc.StatusCode.INVALID_ARGUMENT,
                 "path: give the absolute path of the working tree (or git_url to clone)",
             )
@@ -48,7 +51,9 @@ class IndexerServicer(indexer_pb2_grpc.IndexerServiceServicer):
             else:
                 record = await self._engine.register_repo(request.path, request.name)
         except InvalidRepoPath as exc:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+            await _abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        except ManifestUnwritable as exc:
+            await _abort(context, grpc.StatusCode.FAILED_PRECONDITION, str(exc))
         return indexer_pb2.RegisterRepoResponse(repo=_repo_pb(record))
 
     async def SyncRepo(
@@ -59,9 +64,9 @@ class IndexerServicer(indexer_pb2_grpc.IndexerServiceServicer):
             pulled, final = await self._engine.sync_repo(request.repo)
             status = await self._engine.status(request.repo)
         except RepoNotFound as exc:
-            await context.abort(grpc.StatusCode.NOT_FOUND, str(exc))
-        except InvalidRepoPath as exc:
-            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(exc))
+            await _abort(context, grpc.StatusCode.NOT_FOUND, str(exc))
+        except (InvalidRepoPath, ManifestUnwritable) as exc:
+            await _abort(context, grpc.StatusCode.FAILED_PRECONDITION, str(exc))
         return indexer_pb2.SyncRepoResponse(
             pulled=pulled, head_commit=status.head_commit, files_sent=final.files_sent,
             files_deleted=final.files_deleted, errors=final.errors)
@@ -76,7 +81,10 @@ class IndexerServicer(indexer_pb2_grpc.IndexerServiceServicer):
         self, request: indexer_pb2.RemoveRepoRequest, context: grpc.aio.ServicerContext
     ) -> indexer_pb2.RemoveRepoResponse:
         await _require_repo(request.repo, context)
-        removed = await self._engine.remove_repo(request.repo)
+        try:
+            removed = await self._engine.remove_repo(request.repo)
+        except ManifestUnwritable as exc:
+            await _abort(context, grpc.StatusCode.FAILED_PRECONDITION, str(exc))
         return indexer_pb2.RemoveRepoResponse(removed=removed)
 
     async def IndexRepo(
@@ -87,27 +95,28 @@ class IndexerServicer(indexer_pb2_grpc.IndexerServiceServicer):
             async for progress in self._engine.index_repo(request.repo, full=request.full):
                 yield _progress_pb(progress)
         except RepoNotFound as exc:
-            await context.abort(grpc.StatusCode.NOT_FOUND, str(exc))
-        except InvalidRepoPath as exc:
-            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(exc))
+            await _abort(context, grpc.StatusCode.NOT_FOUND, str(exc))
+        except (InvalidRepoPath, ManifestUnwritable) as exc:
+            await _abort(context, grpc.StatusCode.FAILED_PRECONDITION, str(exc))
 
     async def IndexPaths(
         self, request: indexer_pb2.IndexPathsRequest, context: grpc.aio.ServicerContext
     ) -> indexer_pb2.IndexPathsResponse:
         await _require_repo(request.repo, context)
         if len(request.paths) > MAX_PATHS:
-            await context.abort(
+            await _abort(
+                context,
                 grpc.StatusCode.INVALID_ARGUMENT,
                 f"paths: {len(request.paths)} paths given, at most {MAX_PATHS}; index the repo instead",
             )
         try:
             result = await self._engine.index_paths(request.repo, list(request.paths))
         except RepoNotFound as exc:
-            await context.abort(grpc.StatusCode.NOT_FOUND, str(exc))
+            await _abort(context, grpc.StatusCode.NOT_FOUND, str(exc))
         except PathOutsideRepo as exc:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, f"paths: {exc}")
-        except InvalidRepoPath as exc:
-            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(exc))
+            await _abort(context, grpc.StatusCode.INVALID_ARGUMENT, f"paths: {exc}")
+        except (InvalidRepoPath, ManifestUnwritable) as exc:
+            await _abort(context, grpc.StatusCode.FAILED_PRECONDITION, str(exc))
         # Files whose send failed stay pending for the next run; they are reported beside the refusals.
         return indexer_pb2.IndexPathsResponse(
             files_sent=result.files_sent,
@@ -122,7 +131,7 @@ class IndexerServicer(indexer_pb2_grpc.IndexerServiceServicer):
         try:
             status = await self._engine.status(request.repo)
         except RepoNotFound as exc:
-            await context.abort(grpc.StatusCode.NOT_FOUND, str(exc))
+            await _abort(context, grpc.StatusCode.NOT_FOUND, str(exc))
         response = indexer_pb2.RepoStatusResponse(
             repo=_repo_pb(status.repo),
             indexed_commit=status.indexed_commit,
@@ -142,9 +151,18 @@ class IndexerServicer(indexer_pb2_grpc.IndexerServiceServicer):
         return response
 
 
+async def _abort(context: grpc.aio.ServicerContext, code: grpc.StatusCode, message: str) -> None:
+    """Abort with `message` cut to a size every client accepts: messages quote the input, and a quoted
+    100 kB name would exceed gRPC's 16 kB metadata limit and reach the client as RESOURCE_EXHAUSTED."""
+    if len(message) > MAX_MESSAGE_CHARS:
+        message = message[: MAX_MESSAGE_CHARS - 1] + "…"
+    await context.abort(code, message)
+
+
 async def _require_repo(name: str, context: grpc.aio.ServicerContext) -> None:
     if not name:
-        await context.abort(
+        await _abort(
+            context,
             grpc.StatusCode.INVALID_ARGUMENT, "repo: give the name of a registered repository"
         )
 

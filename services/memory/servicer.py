@@ -23,6 +23,7 @@ from .domain.model import Memory, MemoryClass, MemoryType, Scope, Status
 from .engine import MemoryDraft, MemoryEngine, Observation, RecallQuery
 
 SERVICE_NAME = memory_pb2.DESCRIPTOR.services_by_name["MemoryService"].full_name
+MAX_EPISODE_AGE_DAYS = 36_500  # a century; larger values overflow timedelta and mean nothing
 log = structlog.get_logger(__name__)
 T = TypeVar("T")
 
@@ -188,9 +189,10 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
         return memory_pb2.ListResponse(memories=[memory_to_pb(m) for m in memories])
 
     async def Compact(self, request: memory_pb2.CompactRequest, context: grpc.aio.ServicerContext) -> Any:
-        if request.episode_max_age_days < 0:
+        if not 0 <= request.episode_max_age_days <= MAX_EPISODE_AGE_DAYS:
             await context.abort(
-                grpc.StatusCode.INVALID_ARGUMENT, "episode_max_age_days: must not be negative"
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"episode_max_age_days: must be between 0 and {MAX_EPISODE_AGE_DAYS}",
             )
         max_age = timedelta(days=request.episode_max_age_days) if request.episode_max_age_days else None
         result = await self._run(context, self._engine.compact, request.repo, max_age)

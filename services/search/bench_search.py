@@ -128,7 +128,7 @@ async def measure_grpc(
             cpu_ms.append((time.process_time() - cpu) * 1000 / len(queries))
     finally:
         await server.stop(None)
-        servicer._executor.shutdown(wait=True)
+        servicer.close()
     return samples
 
 
@@ -206,7 +206,7 @@ def main() -> None:
             ("vector only", search_pb2.SEARCH_MODE_VECTOR),
         ):
             # Every mode meets the queries fresh: no query vector is cached from the previous mode.
-            engine._query_cache.clear()
+            engine.clear_query_cache()
             results[label] = report(label, asyncio.run(measure_grpc(engine, queries, warm_up, mode)))
         embed_ms = []
         query_embedder = engine.query_embedder

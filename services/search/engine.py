@@ -41,7 +41,8 @@ from services.search.ports import Embedder, EmbeddingStore, KeywordIndex, Vector
 log = structlog.get_logger("search.engine")
 
 MAX_LIMIT = 200
-MAX_QUERY_CHARS = 4000
+MAX_QUERY_CHARS = 65_536
+USED_QUERY_CHARS = 2000
 SYMBOL_CANDIDATES = 400
 BACKLOG_CACHE_SECONDS = 1.0
 
@@ -166,6 +167,8 @@ class SearchEngine:
             raise InvalidRequest("query: must not be empty")
         if len(query) > MAX_QUERY_CHARS:
             raise InvalidRequest(f"query: {len(query)} characters, at most {MAX_QUERY_CHARS}")
+        # A pasted log or a long prompt: its start says what it is about, and the rest would only cost.
+        query = query[:USED_QUERY_CHARS]
         if not 1 <= limit <= MAX_LIMIT:
             raise InvalidRequest(f"limit: {limit} is out of range 1..{MAX_LIMIT}")
         filters = filters or SearchFilters()
@@ -191,7 +194,7 @@ class SearchEngine:
                 partial = True
 
         signals = reciprocal_rank_fusion(keyword_hits, vector_hits)
-        # Rank on metadata, then load the text of the winners only (candidates are ~2×50, hits ≤ limit).
+        # Rank on metadata, then load the text of the winners only (candidates are ~2×32, hits ≤ limit).
         light = self.keyword.get_chunks(repo, list(signals), with_content=False)
         hits = rank(
             signals, {c.id: c for c in light if filters.accepts_chunk(c)}, QueryIntent.of(query), limit
@@ -229,6 +232,10 @@ class SearchEngine:
             while len(self._query_cache) > self.options.query_cache_size:
                 self._query_cache.popitem(last=False)
         return vector
+
+    def clear_query_cache(self) -> None:
+        with self._query_cache_lock:
+            self._query_cache.clear()
 
     def get_chunks(self, repo: str, ids: Sequence[str]) -> list[Chunk]:
         """Chunks found, in request order; unknown ids are left out."""

@@ -40,8 +40,12 @@ def test_line_spans_overlap_inclusively_and_unknown_spans_never_do() -> None:
 
 
 def test_symbol_metrics_of_a_mixed_ranking() -> None:
-    ranked = [Retrieved("x.py", "foo", 1, 3), Retrieved("a.py", "C.g", 30, 40),
-              Retrieved("b.py", "h", 1, 5), Retrieved("a.py", "f", 10, 20)]
+    ranked = [
+        Retrieved("x.py", "foo", 1, 3),
+        Retrieved("a.py", "C.g", 30, 40),
+        Retrieved("b.py", "h", 1, 5),
+        Retrieved("a.py", "f", 10, 20),
+    ]
     scores = score_symbols(ranked, GOLD)
     # gains 0, 2, 1, 3 → DCG = 3/log2(3) + 1/2 + 7/log2(5) = 1.892789 + 0.5 + 3.014736 = 5.407525
     # ideal 3, 2, 1  → IDCG = 7 + 1.892789 + 0.5 = 9.392789

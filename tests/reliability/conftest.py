@@ -9,15 +9,22 @@ from pathlib import Path
 
 import pytest
 
-from tests.reliability.rel_support import index, make_marker_repo, restarts
+from tests.reliability.rel_support import FUZZ_CASES, index, make_marker_repo, restarts
 from tests.suite import FIXTURES, Suite
 
 SPINE = FIXTURES / "spine"
 
 
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    if FUZZ_CASES:
+        cases = ", ".join(f"{surface} {count}" for surface, count in sorted(FUZZ_CASES.items()))
+        terminalreporter.write_line(f"reliability fuzz cases tried: {sum(FUZZ_CASES.values())} ({cases})")
+
+
 @pytest.fixture(scope="session")
 def rel_suite(tmp_path_factory: pytest.TempPathFactory):
-    suite = Suite.start(tmp_path_factory.mktemp("relsuite"))
+    # The fuzzer is one client sending hundreds of requests a second: lift the per-token rate limit.
+    suite = Suite.start(tmp_path_factory.mktemp("relsuite"), env={"REPORECALL_RATE_LIMIT_PER_SECOND": "0"})
     yield suite
     assert suite.stop() == 0, suite.log()
 

@@ -6,6 +6,7 @@ import contextlib
 import json
 import sqlite3
 import subprocess
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,6 +22,7 @@ from reporecall.search.v1 import search_pb2, search_pb2_grpc
 from tests.suite import Suite
 
 HOOK = "/hooks/prompt-context"
+FUZZ_CASES: Counter[str] = Counter()  # fuzz cases tried per surface, printed in the terminal summary
 
 
 def prompt_payload(prompt: str, cwd: str | Path = "/nowhere", session: str = "rel-1") -> dict[str, str]:

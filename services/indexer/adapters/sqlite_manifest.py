@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import TypeVar
 
 from services.indexer.domain.model import FileCounts, FileRecord, FileStatus, RepoRecord
+from services.indexer.ports import ManifestUnwritable
 
 SCHEMA_VERSION = 1
 
@@ -47,6 +50,41 @@ def manifest_path_from_url(url: str, default: Path) -> Path:
     return Path("/" + url.removeprefix("sqlite://").lstrip("/"))
 
 
+_Cls = TypeVar("_Cls", bound=type)
+
+
+def _storage_errors(cls: _Cls) -> _Cls:
+    """Every public method raises ManifestUnwritable, with the cause and the fix, instead of a raw sqlite3
+    error when the database cannot be read or written (disk full, read-only or failing filesystem)."""
+
+    def wrap(method: Callable[..., object]) -> Callable[..., object]:
+        @functools.wraps(method)
+        def guarded(self: SqliteManifest, *args: object, **kwargs: object) -> object:
+            try:
+                return method(self, *args, **kwargs)
+            except sqlite3.OperationalError as exc:
+                raise ManifestUnwritable(_explain(self.path, exc)) from exc
+
+        return guarded
+
+    for name, member in list(vars(cls).items()):
+        if callable(member) and not name.startswith("_"):
+            setattr(cls, name, wrap(member))
+    return cls
+
+
+def _explain(path: Path, exc: sqlite3.OperationalError) -> str:
+    text = str(exc)
+    if "full" in text:
+        hint = "the disk holding the data directory is full; free space and index again"
+    elif "readonly" in text or "read-only" in text or "disk I/O" in text:
+        hint = "the data directory is read-only or failing; fix the disk and index again"
+    else:
+        hint = "check the data directory's disk, then index again"
+    return f"manifest {path}: {text} — {hint} (nothing was recorded; the next run resends every file)"
+
+
+@_storage_errors
 class SqliteManifest:
     """Implements ports.Manifest. One connection guarded by a lock; every method is one transaction."""
 

@@ -25,7 +25,7 @@ _MAX_PARAMS = 500
 # bm25 costs ~1–2 µs per matching row, so a query's cost is the sum of its terms' document
 # frequencies. Terms are taken rarest first until this many rows; the common ones left out have
 # an IDF near zero in bm25 and would barely change the order anyway.
-ROW_BUDGET = 4000
+ROW_BUDGET = 3000
 MAX_TERMS = 10
 DF_CACHE_SECONDS = 600.0
 
@@ -144,6 +144,21 @@ class SqliteKeywordIndex:
         self._df_cache: dict[str, tuple[float, int]] = {}
         self._df_lock = threading.Lock()
 
+    @staticmethod
+    def _insert_fts(db: sqlite3.Connection, rowid: int, c: Chunk) -> None:
+        fields = chunk_fields(c)
+        db.execute(
+            "INSERT INTO chunks_fts (rowid, names, path, signature, doc, body) VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                rowid,
+                fields["names"],
+                fields["path"],
+                fields["signature"],
+                fields["doc"],
+                fields["body"],
+            ),
+        )
+
     def _connect(self) -> sqlite3.Connection:
         db = sqlite3.connect(str(self._path), check_same_thread=False, isolation_level=None, timeout=30)
         db.execute("PRAGMA journal_mode=WAL")
@@ -198,19 +213,8 @@ class SqliteKeywordIndex:
                         int(c.is_test),
                     ),
                 )
-                fields = chunk_fields(c)
-                db.execute(
-                    "INSERT INTO chunks_fts (rowid, names, path, signature, doc, body)"
-                    " VALUES (?, ?, ?, ?, ?, ?)",
-                    (
-                        cursor.lastrowid,
-                        fields["names"],
-                        fields["path"],
-                        fields["signature"],
-                        fields["doc"],
-                        fields["body"],
-                    ),
-                )
+                assert cursor.lastrowid is not None
+                self._insert_fts(db, cursor.lastrowid, c)
         return len(chunks)
 
     @staticmethod

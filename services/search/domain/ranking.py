@@ -19,7 +19,7 @@ from services.search.domain.model import ScoredId, SearchHit, SignalScores
 _QUALIFIER = re.compile(r"\.|::|->|#")
 
 RRF_K = 60
-CANDIDATES_PER_SIGNAL = 50
+CANDIDATES_PER_SIGNAL = 32
 
 TEST_PENALTY = 0.5
 # Tests (docs) when the query asks for tests (docs): "tests for the parser" wants the tests first.

@@ -340,6 +340,13 @@ def test_find_symbols_exact_prefix_and_fuzzy(engine: SearchEngine) -> None:
     assert "parse_tokens" in [c.name for c in engine.find_symbols(REPO, "tokens_parse", SymbolMatch.FUZZY)]
 
 
+def test_a_long_pasted_prompt_is_searched_by_its_beginning(engine: SearchEngine) -> None:
+    engine.upsert_file(REPO, "p.py", [chunk("parse_manifest", "p.py")])
+    backfilled(engine)
+    prompt = "why does parse_manifest fail on this input?\n" + "Traceback line with noise\n" * 2000
+    assert names(engine.search(prompt, REPO))[0] == "parse_manifest"
+
+
 def test_get_chunks_returns_request_order_and_skips_unknown_ids(engine: SearchEngine) -> None:
     cs = [chunk(f"f{i}", "m.py", start_line=i * 10 + 1) for i in range(3)]
     engine.upsert_file(REPO, "m.py", cs)
@@ -351,6 +358,7 @@ def test_get_chunks_returns_request_order_and_skips_unknown_ids(engine: SearchEn
 BAD_CALLS = [
     (lambda e: e.search("x", ""), "repo"),
     (lambda e: e.search("   ", REPO), "query"),
+    (lambda e: e.search("x" * 70_000, REPO), "query"),
     (lambda e: e.search("x", REPO, limit=0), "limit"),
     (lambda e: e.search("x", REPO, limit=201), "limit"),
     (lambda e: e.upsert_file(REPO, "", []), "path"),

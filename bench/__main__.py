@@ -1,0 +1,54 @@
+"""Benchmarks: `python -m bench run [--quick] [--corpus NAME ...]`, `... fetch|check|report`."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True)
+    run = commands.add_parser("run", help="fetch, start a suite, index, score the sets, measure speed")
+    run.add_argument("--quick", action="store_true", help="one small corpus (rxjs), 11 prompts, short loads")
+    run.add_argument("--corpus", action="append", help="only these corpora (repeatable)")
+    run.add_argument("--out", type=Path, help="results folder (default bench/results)")
+    run.add_argument("--keep", action="store_true", help="keep the temp data dir (logs) afterwards")
+    commands.add_parser("fetch", help="download, verify and unpack the pinned corpora")
+    commands.add_parser("check", help="validate every set against its corpus")
+    report = commands.add_parser("report", help="re-render the markdown summary of a results JSON")
+    report.add_argument("json", type=Path)
+    args = parser.parse_args(argv)
+
+    from bench.corpora import fetch, load_corpora
+
+    if args.command == "fetch":
+        for corpus in load_corpora().values():
+            print(f"{corpus.name}: {fetch(corpus)}")
+        return 0
+    if args.command == "report":
+        import json
+
+        from bench.report import render_markdown
+
+        args.json.with_suffix(".md").write_text(render_markdown(json.loads(args.json.read_text())))
+        return 0
+    if args.command == "check":
+        from bench.sets import SETS_DIR, load_set, problems
+
+        corpora, failed = load_corpora(), False
+        for name, corpus in corpora.items():
+            found = problems(load_set(SETS_DIR / f"{name}.yaml"), fetch(corpus))
+            failed |= bool(found)
+            print(f"{name}: {'ok' if not found else chr(10).join(found)}")
+        return 1 if failed else 0
+    from bench.runner import RESULTS_DIR
+    from bench.runner import run as run_bench
+
+    run_bench(quick=args.quick, only=args.corpus, out_dir=args.out or RESULTS_DIR, keep=args.keep)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
