@@ -182,9 +182,11 @@ class ContextService:
 
     async def _stage_two(self, repo: RepoInfo, route: Route, gathered: _Gathered, degraded: list[str]) -> None:
         seed = gathered.seeds[0] if gathered.seeds else None
+        inferred = False
         if seed is None and route.name in (RouteName.FLOW, RouteName.BUG) and gathered.search:
             top = gathered.search[0]
             seed = top.symbol() if top.kind.value in ("function", "method", "class") else None
+            inferred = True
         if seed is None:
             return
         up, down = (2, 2) if route.name in (RouteName.FLOW, RouteName.BUG) else (1, 1)
@@ -208,6 +210,8 @@ class ContextService:
                             for s in [seed, *alternatives[:3]])
         gathered.facts.append(GraphFacts(seed=seed.qualified_name, definitions=definitions,
                                          callers=tuple(_unique(callers)), callees=tuple(_unique(callees))))
+        if inferred:
+            return  # a guessed seed earns facts (names and lines) but not its neighbours' code
         for symbol, depth in symbols.values():
             if symbol.id == seed.id:
                 continue

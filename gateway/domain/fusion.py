@@ -71,8 +71,15 @@ WEIGHTS: Mapping[RouteName, Mapping[CandidateReason, float]] = {
     },
 }
 _REASON_ORDER = {reason: i for i, reason in enumerate(CandidateReason)}
+# Asking for test code, not merely mentioning a testing topic: "tests for X", "where is X tested",
+# "the failing test", "write a unit test", "conftest". A prompt about pytest's fixture *feature* or a
+# "test runner" is about implementation and keeps tests ranked down.
 _TESTS_WANTED = re.compile(
-    r"\b(?:tests?|testing|spec|specs|pytest|unittest|jest|vitest|mocha|fixtures?|conftest|e2e|coverage)\b",
+    r"\b(?:(?:unit|integration|e2e|end[- ]to[- ]end|failing|flaky|broken|existing|new)\s+tests?"
+    r"|tests?\s+(?:for|of|that|which|covering|cases?|files?|suites?|coverage)"
+    r"|(?:un)?tested|test\s+coverage"
+    r"|(?:write|add|fix|update|run|rerun)\s+(?:a\s+|the\s+|some\s+|more\s+)?(?:unit\s+)?tests?"
+    r"|conftest|spec\s+files?|test_\w+|\w+_test\b|\w+\.(?:test|spec)\.\w+)",
     re.IGNORECASE,
 )
 

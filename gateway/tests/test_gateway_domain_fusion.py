@@ -94,7 +94,11 @@ def test_tests_are_ranked_down_unless_the_prompt_is_about_tests():
     assert [c.id for c in fuse_candidates("lookup", search=search)] == ["impl", "test_x"]
     assert [c.id for c in fuse_candidates("lookup", search=search, prefer_tests=True)] == ["test_x", "impl"]
     assert mentions_tests("write tests for the parser") and mentions_tests("fix conftest")
+    assert mentions_tests("where is the tokenizer tested?") and mentions_tests("the failing test in ci")
     assert not mentions_tests("where is the latest config")
+    # About a testing tool's own features: implementation is wanted, not its test suite.
+    assert not mentions_tests("how does pytest decide the order fixtures are set up in?")
+    assert not mentions_tests("where does the test runner collect items")
 
 
 def test_active_files_lift_candidates_in_them():

@@ -54,12 +54,11 @@ def test_no_prompt_that_needs_context_is_skipped():
     assert false_skips == []
 
 
-def test_content_free_replies_are_follow_ups_not_skips():
+def test_content_free_replies_are_skipped_because_their_context_is_already_in_the_conversation():
     for _, case in _labelled():
         if case.get("follow_up"):
             route = _route(case["prompt"])
-            assert route.follow_up, case["prompt"]
-            assert route.name is RouteName.LOOKUP
+            assert route.name is RouteName.SKIP, case["prompt"]
             assert route.seeds == ()
 
 
@@ -68,8 +67,8 @@ def test_content_free_replies_are_follow_ups_not_skips():
     [
         ("thanks!", RouteName.SKIP),
         ("ok thanks", RouteName.SKIP),
-        ("ok", RouteName.LOOKUP),
-        ("yes thanks", RouteName.LOOKUP),  # "yes" answers a question: keep working
+        ("ok", RouteName.SKIP),
+        ("yes thanks", RouteName.SKIP),  # the previous prompt's block is already in the conversation
         ("thanks, now add a --json flag", RouteName.LOOKUP),
         ("hey, who calls parse_config?", RouteName.FLOW),
         ("🙏", RouteName.SKIP),
@@ -126,16 +125,14 @@ def test_seeds_from_a_pasted_traceback_come_from_its_summary():
     assert "app/server.py" in route.seeds and "KeyError" in route.seeds
 
 
-def test_kind_words_name_their_symbol():
-    assert extract_seeds("the tokenize function and class Indexer") == ("tokenize", "Indexer")
+def test_plain_words_are_not_seeds_but_quoted_and_code_shaped_names_are():
+    assert extract_seeds("the upload handler and the test hook decides what to do") == ()
+    assert extract_seeds("the `tokenize` function and parse_config()") == ("tokenize", "parse_config")
 
 
-def test_follow_up_takes_the_previous_topic():
+def test_continuation_stays_skipped_after_a_routed_prompt():
     previous = classify("who calls normalize_path?")
-    resolved = resolve_follow_up(classify("continue"), previous)
-    assert resolved.name is RouteName.FLOW
-    assert resolved.seeds == ("normalize_path",)
-    assert resolved.follow_up
+    assert resolve_follow_up(classify("continue"), previous).name is RouteName.SKIP
 
 
 def test_thin_intent_keeps_its_route_but_takes_the_previous_seeds():
