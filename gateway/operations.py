@@ -110,7 +110,7 @@ class Operations:
         path_prefix: str = "",
         language: str = "",
     ) -> dict[str, Any]:
-        if mode not in MODES:
+        if not isinstance(mode, str) or mode not in MODES:
             raise BadInput("mode", "must be hybrid, keyword or vector")
         filters = search_pb2.SearchFilters(
             path_prefix=confine_path(path_prefix, "path_prefix") if path_prefix else "",
@@ -133,7 +133,7 @@ class Operations:
     async def find_symbol(
         self, repo: RepoInfo, name: str, match: str = "exact", limit: int = 20
     ) -> dict[str, Any]:
-        if match not in MATCHES:
+        if not isinstance(match, str) or match not in MATCHES:
             raise BadInput("match", "must be exact, prefix or fuzzy")
         reply = await self.backends.call(
             "search",
@@ -337,7 +337,7 @@ class Operations:
             ("scope", scope, MEMORY_SCOPES),
             ("type", type_, MEMORY_TYPES),
         ):
-            if value not in allowed:
+            if not isinstance(value, str) or value not in allowed:
                 raise BadInput(field, f"must be one of {', '.join(allowed)}")
         memory = memory_pb2.Memory(
             repo=repo.name,

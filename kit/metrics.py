@@ -227,3 +227,26 @@ def watch_data_dir(path: str) -> None:
 
     DATA_DIR_FREE.set_function(lambda: shutil.disk_usage(path).free)
     DATA_DIR_SIZE.set_function(lambda: shutil.disk_usage(path).total)
+
+
+class TimedStore:
+    """Wraps a store adapter so every public method call is timed into `reporecall_store_seconds`.
+
+    Applied once per store in a service's composition root; attributes that are not methods pass through.
+    """
+
+    def __init__(self, inner: Any, store: str) -> None:
+        self._inner = inner
+        self._store = store
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._inner, name)
+        if name.startswith("_") or not callable(attr):
+            return attr
+        histogram = STORE_SECONDS.labels(self._store, name)
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            with histogram.time():
+                return attr(*args, **kwargs)
+
+        return timed

@@ -20,10 +20,13 @@ from __future__ import annotations
 import argparse
 import ast
 import asyncio
+import contextlib
 import json
+import os
 import random
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -32,6 +35,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -76,7 +80,7 @@ def build_corpus(dest: Path, libraries: tuple[str, ...] = CORPUS_LIBRARIES, min_
             count += 1
     if count < min_files:
         raise SystemExit(f"only {count} source files found under {site}; need {min_files}")
-    (dest / "README.md").write_text("# corpus\n\nVendored Python libraries, used as a load-test repository.\n")
+    (dest / "README.md").write_text("# corpus\n\nVendored Python libraries: a load-test repository.\n")
     git = ["git", "-c", "user.email=load@test", "-c", "user.name=load", "-C", str(dest)]
     subprocess.run([*git, "init", "-q"], check=True)
     subprocess.run([*git, "add", "-A"], check=True)
@@ -93,9 +97,9 @@ def corpus_symbols(root: Path, limit: int = 400, seed: int = 7) -> list[str]:
         except (SyntaxError, ValueError):
             continue
         for node in tree.body:
-            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-                if not node.name.startswith("_") and len(node.name) > 4:
-                    names.add(node.name)
+            definition = isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef)
+            if definition and not node.name.startswith("_") and len(node.name) > 4:  # type: ignore[attr-defined]
+                names.add(node.name)  # type: ignore[attr-defined]
     ordered = sorted(names)
     random.Random(seed).shuffle(ordered)
     return ordered[:limit]
@@ -120,7 +124,7 @@ PROMPTS = (
 
 
 def make_prompts(symbols: list[str], count: int = 2000, seed: int = 11) -> list[tuple[str, str]]:
-    """(template, prompt) pairs: real symbol names in a mix of lookups, flows, bugs, overviews and chit-chat."""
+    """(template, prompt) pairs: real symbol names in lookups, flows, bugs, overviews and chit-chat."""
     rng = random.Random(seed)
     return [(template, template.format(name=rng.choice(symbols)))
             for template in (rng.choice(PROMPTS) for _ in range(count))]
@@ -232,7 +236,8 @@ async def run_clients(
                     status = reply.status_code
                 except httpx.HTTPError as exc:
                     kind, detail, status = "error", f"{type(exc).__name__}: {exc}", 0
-                result.samples.append(Sample(sent - started, time.monotonic() - sent, status, kind, detail, template))
+                elapsed = time.monotonic() - sent
+                result.samples.append(Sample(sent - started, elapsed, status, kind, detail, template))
                 if think[1] > 0:
                     await asyncio.sleep(rng.uniform(*think))
 
@@ -286,9 +291,9 @@ class MemorySampler:
             if self._stop.wait(self._period):
                 return
 
-    def trend(self, warmup: float) -> dict[str, dict[str, float]]:
-        """Per process: least-squares slope of RSS (MiB/min) after `warmup` s, mean, and growth over the run."""
-        report: dict[str, dict[str, float]] = {}
+    def trend(self, warmup: float) -> dict[str, dict[str, Any]]:
+        """Per process after `warmup` s: mean, least-squares slope of RSS (MiB/min), fitted growth."""
+        report: dict[str, dict[str, Any]] = {}
         for name, rows in self.samples.items():
             last_pid = rows[-1][1]
             steady = [(t, kib / 1024) for t, pid, kib in rows if t >= warmup and pid == last_pid]
@@ -318,7 +323,7 @@ def linear_slope(xs: list[float], ys: list[float]) -> float:
     return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / denominator if denominator else 0.0
 
 
-def flat(trend: dict[str, float], max_growth_pct: float = 5.0, max_growth_mib: float = 8.0) -> bool:
+def flat(trend: dict[str, Any], max_growth_pct: float = 5.0, max_growth_mib: float = 8.0) -> bool:
     """No growth trend: the fitted growth over the window is within noise (either bound)."""
     return trend["fitted_growth_pct"] <= max_growth_pct or trend["fitted_growth_mib"] <= max_growth_mib
 
@@ -392,8 +397,58 @@ def restarts(suite: Suite) -> dict[str, int]:
     return {name: int(info.get("restarts", 0)) for name, info in suite.run_info["children"].items()}
 
 
+FAULT_SERVICES = ("search", "graph", "memory", "indexer")
+
+
+class FaultInjector:
+    """SIGKILLs each backend in turn at the given offsets into the run; measures how long until the supervisor
+    has it serving again and until /api/context answers with nothing degraded (full answers are back)."""
+
+    def __init__(self, suite: Suite, repo: str, offsets: list[float], say: Callable[[str], None]) -> None:
+        self._suite, self._repo, self._offsets, self._say = suite, repo, offsets, say
+        self.faults: list[dict[str, Any]] = []
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._t0 = 0.0
+
+    def __enter__(self) -> FaultInjector:
+        self._t0 = time.monotonic()
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._thread.join()
+
+    def _full_answer(self) -> bool:
+        prompt = "how are HTTP request headers parsed"
+        reply = self._suite.post("/api/context", {"repo": self._repo, "prompt": prompt}, timeout=10)
+        return reply.status_code == 200 and not reply.json()["degraded"]
+
+    def _restarted(self, service: str, old_pid: int) -> bool:
+        from cli.supervisor import is_serving
+
+        child = self._suite.run_info["children"][service]
+        return bool(child["pid"] != old_pid and is_serving(child["address"]))
+
+    def _run(self) -> None:
+        for service, offset in zip(FAULT_SERVICES, self._offsets, strict=False):
+            time.sleep(max(0.0, self._t0 + offset - time.monotonic()))
+            old_pid = self._suite.pid(service)
+            os.kill(old_pid, signal.SIGKILL)
+            killed = time.monotonic()
+            wait_for(partial(self._restarted, service, old_pid), 120, f"{service} to be restarted")
+            serving = time.monotonic()
+            wait_for(self._full_answer, 120, f"full answers after {service} was restarted", interval=0.25)
+            fault = {"service": service, "killed_at_s": round(killed - self._t0, 1),
+                     "serving_after_s": round(serving - killed, 1),
+                     "full_answers_after_s": round(time.monotonic() - killed, 1)}
+            self.faults.append(fault)
+            self._say(f"  fault: {fault}")
+
+
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--duration", type=float, default=60.0, help="seconds of load")
     parser.add_argument("--warmup", type=float, default=15.0, help="seconds excluded from the memory trend")
@@ -402,6 +457,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--data-dir", type=Path, default=Path("/tmp/reporecall-load"),
                         help="suite data dir; reused between runs so the corpus is indexed and embedded once")
     parser.add_argument("--json", type=Path, help="also write the report here")
+    parser.add_argument("--faults", action="store_true",
+                        help="SIGKILL search, graph, memory and indexer in turn during the run (the "
+                             "supervisor restarts them); report recovery times and replies slower than 2 s")
     parser.add_argument("--prepare-only", action="store_true",
                         help="build, index and embed the corpus, then stop (the slow part, done once)")
     args = parser.parse_args(argv)
@@ -417,7 +475,8 @@ def main(argv: list[str] | None = None) -> int:
         index_corpus(suite, corpus, "corpus", say)
         wait_for_vectors(suite, "corpus", 3600, say)
         stats = search_stats(suite, "corpus")
-        say(f"search holds {stats.get('files')} files, {stats.get('chunks')} chunks, {stats.get('vectors')} vectors")
+        say(f"search holds {stats.get('files')} files, {stats.get('chunks')} chunks, "
+            f"{stats.get('vectors')} vectors")
         if args.prepare_only:
             return 0
         tokens = issue_tokens(suite.data_dir, args.clients)
@@ -425,7 +484,12 @@ def main(argv: list[str] | None = None) -> int:
         prompts = make_prompts(corpus_symbols(corpus))
         before_failures, before_restarts = gateway_hook_failures(suite), restarts(suite)
         say(f"load: {args.clients} clients x {args.duration:.0f} s ...")
-        with MemorySampler(lambda: child_pids(suite)) as sampler:
+        offsets = [args.duration * (i + 1) / (len(FAULT_SERVICES) + 2) for i in range(len(FAULT_SERVICES))]
+        gateway_pid = suite.pid("gateway")
+        with MemorySampler(lambda: child_pids(suite)) as sampler, contextlib.ExitStack() as stack:
+            injector = FaultInjector(suite, "corpus", offsets, say) if args.faults else None
+            if injector:
+                stack.enter_context(injector)
             result = asyncio.run(run_clients(suite.url, tokens, prompts, str(corpus), args.duration,
                                              tuple(args.think)))  # type: ignore[arg-type]
         after_failures = gateway_hook_failures(suite)
@@ -435,9 +499,12 @@ def main(argv: list[str] | None = None) -> int:
             "corpus_files": files,
             "corpus_chunks": stats.get("chunks"),
             **result.summary(),
-            "gateway_empty_reasons": {k: after_failures.get(k, 0) - before_failures.get(k, 0)
-                                      for k in after_failures if after_failures.get(k, 0) - before_failures.get(k, 0)},
+            "gateway_empty_reasons": {k: v - before_failures.get(k, 0) for k, v in after_failures.items()
+                                      if v - before_failures.get(k, 0)},
             "restarts": {k: v - before_restarts.get(k, 0) for k, v in restarts(suite).items()},
+            "slower_than_2s": sum(1 for sample in result.samples if sample.seconds >= 2.0),
+            "faults": injector.faults if injector else [],
+            "gateway_restarted": suite.pid("gateway") != gateway_pid,
             "by_prompt": result.by_template(),
             "memory": sampler.trend(args.warmup),
             "rss_samples_mib": {name: [(round(t, 1), round(kib / 1024, 1)) for t, _, kib in rows]
@@ -448,9 +515,14 @@ def main(argv: list[str] | None = None) -> int:
     say(json.dumps({k: v for k, v in report.items() if k != "rss_samples_mib"}, indent=2))
     if args.json:
         args.json.write_text(json.dumps(report, indent=2))
-    growing = [name for name, trend in report["memory"].items() if not flat(trend)]
-    ok = report["errors"] == 0 and not growing and not any(report["restarts"].values())
-    say("PASS" if ok else f"FAIL: errors={report['errors']} growing={growing} restarts={report['restarts']}")
+    growing = [] if args.faults else [name for name, trend in report["memory"].items() if not flat(trend)]
+    expected_restarts = dict.fromkeys(FAULT_SERVICES, 1) if args.faults else {}
+    unexpected = {k: v for k, v in report["restarts"].items() if v != expected_restarts.get(k, 0)}
+    ok = report["errors"] == 0 and not growing and not unexpected and not report["gateway_restarted"]
+    if args.faults:
+        ok = ok and len(report["faults"]) == len(FAULT_SERVICES)
+    say("PASS" if ok else f"FAIL: errors={report['errors']} growing={growing} restarts={report['restarts']} "
+                          f"gateway_restarted={report['gateway_restarted']}")
     return 0 if ok else 1
 
 

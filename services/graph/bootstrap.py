@@ -7,6 +7,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from reporecall.graph.v1 import graph_pb2_grpc
 
+from kit.metrics import TimedStore
 from kit.service import ServiceParts
 from kit.settings import ConfigError, check_url_scheme
 
@@ -61,8 +62,11 @@ def sqlite_path(url: str, data_dir: Path) -> Path:
 
 
 def bootstrap(settings: GraphSettings) -> ServiceParts:
-    store = build_graph_store(
-        settings.graph_url, settings.data_dir, settings.graph_user, settings.graph_password.get_secret_value()
+    store = TimedStore(
+        build_graph_store(
+            settings.graph_url, settings.data_dir, settings.graph_user, settings.graph_password.get_secret_value()
+        ),
+        "graph",
     )
     engine = GraphEngine(store, settle_seconds=settings.community_settle_seconds)
     servicer = GraphServicer(engine, workers=settings.graph_workers)

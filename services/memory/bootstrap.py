@@ -7,6 +7,7 @@ from pathlib import Path
 
 from reporecall.memory.v1 import memory_pb2_grpc
 
+from kit.metrics import TimedStore
 from kit.service import ServiceParts
 from kit.settings import ConfigError, check_url_scheme
 
@@ -44,7 +45,7 @@ def build_engine(settings: MemorySettings) -> MemoryEngine:
     )
     return MemoryEngine(
         root,
-        build_memory_index(settings.memory_index_url, root),
+        TimedStore(build_memory_index(settings.memory_index_url, root), "memory"),
         config=config,
         claude_projects_dir=settings.claude_projects_dir if settings.read_claude_memory else None,
     )

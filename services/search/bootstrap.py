@@ -3,15 +3,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
 from reporecall.search.v1 import search_pb2_grpc
 
+from kit.metrics import TimedStore
 from kit.service import ServiceParts
 from kit.settings import ConfigError, check_url_scheme
 from services.search import metrics
 from services.search.adapters.sqlite_embedding_store import SqliteEmbeddingStore
+from services.search.adapters.sqlite_feedback_store import SqliteFeedbackStore
 from services.search.engine import EngineOptions, SearchEngine
 from services.search.ports import Embedder, KeywordIndex, VectorIndex
 from services.search.servicer import SERVICE_NAME, SearchServicer
@@ -105,7 +108,9 @@ def build_embedder(
 
 def build_engine(settings: SearchSettings) -> SearchEngine:
     data_dir = settings.data_dir
-    keyword = build_keyword_index(settings.keyword_url, data_dir, settings.meili_api_key.get_secret_value())
+    keyword = TimedStore(
+        build_keyword_index(settings.keyword_url, data_dir, settings.meili_api_key.get_secret_value()), "keyword"
+    )
     embedder = query_embedder = vector = store = None
     if settings.vector_url.lower() != "none":
         embedder = build_embedder(
@@ -114,9 +119,10 @@ def build_engine(settings: SearchSettings) -> SearchEngine:
             api_key=settings.embedder_api_key.get_secret_value(),
         )
     if embedder is not None:
-        vector = build_vector_index(
+        built = build_vector_index(
             settings.vector_url, data_dir, embedder.dimension, settings.qdrant_api_key.get_secret_value()
         )
+        vector = TimedStore(built, "vector") if built is not None else None
         local = urlsplit(settings.embedder).scheme == "" and settings.embedder.lower() in ("", "minilm")
         # A separate single-threaded session answers queries while the backfill keeps its own busy.
         query_embedder = (
@@ -125,23 +131,49 @@ def build_engine(settings: SearchSettings) -> SearchEngine:
         store = SqliteEmbeddingStore(settings.store_path("search") / "embeddings.db")
     if vector is None:
         embedder = query_embedder = store = None
+    feedback = SqliteFeedbackStore(settings.store_path("search") / "feedback.db")
     return SearchEngine(
-        keyword, vector, embedder, store, EngineOptions(backfill_batch=settings.embed_batch), query_embedder
+        keyword,
+        vector,
+        embedder,
+        store,
+        EngineOptions(backfill_batch=settings.embed_batch),
+        query_embedder,
+        feedback,
     )
 
 
 def bootstrap(settings: SearchSettings) -> ServiceParts:
     engine = build_engine(settings)
     servicer = SearchServicer(engine, workers=settings.search_workers)
+    closed = False
+
+    def scraped(read: Callable[[], float]) -> Callable[[], float]:
+        """Gauges read the stores at scrape time; after close (or on a store error) they read 0."""
+
+        def value() -> float:
+            if closed:
+                return 0.0
+            try:
+                return float(read())
+            except Exception:
+                return 0.0
+
+        return value
+
     if engine.store is not None:
         store = engine.store
-        metrics.EMBED_BACKLOG.set_function(lambda: store.backlog(""))
+        metrics.EMBED_BACKLOG.set_function(scraped(lambda: store.backlog("")))
+    metrics.CHUNKS.set_function(scraped(lambda: engine.stats("").chunks))
     engine.on_backfill(lambda n: metrics.CHUNKS_EMBEDDED.inc(n))
+    engine.on_cache_hits(lambda n: metrics.EMBED_CACHE_HITS.inc(n))
 
     async def on_start() -> None:
         engine.start()
 
     async def on_stop() -> None:
+        nonlocal closed
+        closed = True
         servicer.close()
         engine.close()
 

@@ -25,22 +25,28 @@ from services.search.domain.model import (
     BackfillProgress,
     IndexStats,
     InvalidRequest,
+    NotFound,
     PendingEmbedding,
+    RepoProfile,
     ScoredId,
     SearchFilters,
     SearchMode,
     SearchResult,
+    StoreUnavailable,
     SymbolMatch,
     Vector,
     VectorEntry,
 )
 from services.search.domain.ranking import CANDIDATES_PER_SIGNAL, QueryIntent, rank, reciprocal_rank_fusion
 from services.search.domain.symbols import select_symbols
-from services.search.ports import Embedder, EmbeddingStore, KeywordIndex, VectorIndex
+from services.search.ports import Embedder, EmbeddingStore, FeedbackStore, KeywordIndex, VectorIndex
 
 log = structlog.get_logger("search.engine")
 
 MAX_LIMIT = 200
+DEFAULT_PROFILE_SYMBOLS = 3000
+MAX_PROFILE_SYMBOLS = 20_000
+MAX_PROFILE_FILES = 20_000
 MAX_QUERY_CHARS = 65_536
 USED_QUERY_CHARS = 2000
 SYMBOL_CANDIDATES = 400
@@ -65,6 +71,7 @@ class SearchEngine:
         store: EmbeddingStore | None = None,
         options: EngineOptions | None = None,
         query_embedder: Embedder | None = None,
+        feedback: FeedbackStore | None = None,
     ) -> None:
         if (vector is None) != (embedder is None) or (vector is not None and store is None):
             raise ValueError("vectors need a vector index, an embedder and an embedding store together")
@@ -74,6 +81,7 @@ class SearchEngine:
         # Query embedding may use its own session so a busy backfill never delays a search.
         self.query_embedder = query_embedder or embedder
         self.store = store
+        self.feedback_store = feedback
         self.options = options or EngineOptions()
         self.progress = BackfillProgress()
         self._write_lock = threading.RLock()
@@ -85,6 +93,7 @@ class SearchEngine:
         self._query_cache_lock = threading.Lock()
         self._parallel = ThreadPoolExecutor(max_workers=4, thread_name_prefix="search-signal")
         self._listeners: list[Callable[[int], None]] = []
+        self._cache_listeners: list[Callable[[int], None]] = []
         self._backlog_cache: dict[str, tuple[float, int]] = {}
 
     @property
@@ -100,7 +109,7 @@ class SearchEngine:
     def upsert_file(self, repo: str, path: str, chunks: Sequence[Chunk]) -> int:
         """Replace everything stored for the file. Returns the number of chunks stored."""
         _require(repo, "repo")
-        _require(path, "path")
+        _require_repo_path(path, "path")
         normalised = _own_chunks(repo, path, chunks)
         with self._write_lock:
             stored = self.keyword.replace_file(repo, path, normalised)
@@ -131,11 +140,13 @@ class SearchEngine:
         self.vector.replace_file(repo, path, entries)
         self.store.replace_pending(repo, path, pending)
         self.progress.cache_hits += len(entries)
+        for listener in self._cache_listeners:
+            listener(len(entries))
 
     def delete_files(self, repo: str, paths: Sequence[str]) -> int:
         _require(repo, "repo")
-        if any(not p for p in paths):
-            raise InvalidRequest("paths: empty path")
+        for i, p in enumerate(paths):
+            _require_repo_path(p, f"paths[{i}]")
         with self._write_lock:
             removed = self.keyword.delete_files(repo, list(paths))
             if self.vector is not None and self.store is not None:
@@ -150,6 +161,8 @@ class SearchEngine:
             if self.vector is not None and self.store is not None:
                 self.vector.delete_repo(repo)
                 self.store.delete_repo(repo)
+            if self.feedback_store is not None:
+                self.feedback_store.delete_repo(repo)
         return removed
 
     # --- reads -------------------------------------------------------------------------------------
@@ -196,8 +209,9 @@ class SearchEngine:
         signals = reciprocal_rank_fusion(keyword_hits, vector_hits)
         # Rank on metadata, then load the text of the winners only (candidates are ~2×32, hits ≤ limit).
         light = self.keyword.get_chunks(repo, list(signals), with_content=False)
+        votes = self.feedback_store.votes(repo, list(signals)) if self.feedback_store is not None else {}
         hits = rank(
-            signals, {c.id: c for c in light if filters.accepts_chunk(c)}, QueryIntent.of(query), limit
+            signals, {c.id: c for c in light if filters.accepts_chunk(c)}, QueryIntent.of(query), limit, votes
         )
         full = {c.id: c for c in self.keyword.get_chunks(repo, [h.chunk.id for h in hits])}
         hits = [replace(h, chunk=full[h.chunk.id]) for h in hits if h.chunk.id in full]
@@ -255,6 +269,29 @@ class SearchEngine:
         name = name.strip()
         candidates = self.keyword.symbol_candidates(repo, name, match, max(SYMBOL_CANDIDATES, limit))
         return [replace(c, content="") for c in select_symbols(name, candidates, match, limit)]
+
+    def file_chunks(self, repo: str, path: str) -> list[Chunk]:
+        """Every chunk of one file in line order; empty when the file is not indexed."""
+        _require(repo, "repo")
+        _require_repo_path(path, "path")
+        return self.keyword.file_chunks(repo, path)
+
+    def profile(self, repo: str, max_symbols: int = DEFAULT_PROFILE_SYMBOLS) -> RepoProfile:
+        """Indexed files (at most 20,000) and a sample of definitions spread over files, content omitted."""
+        _require(repo, "repo")
+        if not 1 <= max_symbols <= MAX_PROFILE_SYMBOLS:
+            raise InvalidRequest(f"max_symbols: {max_symbols} is out of range 1..{MAX_PROFILE_SYMBOLS}")
+        return self.keyword.profile(repo, MAX_PROFILE_FILES, max_symbols)
+
+    def feedback(self, repo: str, chunk_id: str, useful: bool, query: str = "") -> int:
+        """Record a vote on a chunk; returns its net useful votes. Unknown chunks are refused."""
+        _require(repo, "repo")
+        _require(chunk_id, "chunk_id")
+        if self.feedback_store is None:
+            raise StoreUnavailable("feedback: this search service runs without a feedback store")
+        if not self.keyword.get_chunks(repo, [chunk_id], with_content=False):
+            raise NotFound(f"chunk_id: no chunk {_shown(chunk_id)} in repo {_shown(repo)}")
+        return self.feedback_store.record(repo, chunk_id, useful, query[:USED_QUERY_CHARS])
 
     def stats(self, repo: str = "") -> IndexStats:
         counts = self.keyword.counts(repo)
@@ -333,6 +370,10 @@ class SearchEngine:
         """Call `listener(n)` after each backfill batch (metrics)."""
         self._listeners.append(listener)
 
+    def on_cache_hits(self, listener: Callable[[int], None]) -> None:
+        """Call `listener(n)` when n upserted chunks took their vector from the cache (metrics)."""
+        self._cache_listeners.append(listener)
+
     def wait_idle(self, timeout: float) -> bool:
         """Block until the backlog is empty; False if it is not within `timeout` (e.g. failing embedder)."""
         deadline = time.monotonic() + timeout
@@ -352,14 +393,37 @@ class SearchEngine:
             self._thread.join(timeout=30)
             self._thread = None
         self._parallel.shutdown(wait=True)
-        parts = (self.keyword, self.vector, self.store, self.embedder, self.query_embedder)
+        parts = (
+            self.keyword,
+            self.vector,
+            self.store,
+            self.embedder,
+            self.query_embedder,
+            self.feedback_store,
+        )
         for closable in {id(p): p for p in parts if p is not None}.values():
             closable.close()
+
+
+def _shown(value: str, limit: int = 120) -> str:
+    """A caller's value quoted in an error, cut short: error details travel in gRPC metadata (≤ 16 KiB)."""
+    return repr(value if len(value) <= limit else value[:limit] + "…")
 
 
 def _require(value: str, field: str) -> None:
     if not value:
         raise InvalidRequest(f"{field}: must not be empty")
+    if "\x00" in value:
+        raise InvalidRequest(f"{field}: must not contain NUL characters")
+
+
+def _require_repo_path(value: str, field: str) -> None:
+    """A stored path is repo-relative POSIX; anything that could name a place outside the repo is refused."""
+    _require(value, field)
+    if value.startswith("/") or ".." in value.split("/"):
+        raise InvalidRequest(
+            f"{field}: {_shown(value)} must be relative to the repository root, without '..'"
+        )
 
 
 def _own_chunks(repo: str, path: str, chunks: Sequence[Chunk]) -> list[Chunk]:
@@ -370,9 +434,11 @@ def _own_chunks(repo: str, path: str, chunks: Sequence[Chunk]) -> list[Chunk]:
         if not c.id:
             raise InvalidRequest(f"chunks[{i}].id: must not be empty")
         if c.id in seen:
-            raise InvalidRequest(f"chunks[{i}].id: duplicate id {c.id!r} in one file")
+            raise InvalidRequest(f"chunks[{i}].id: duplicate id {_shown(c.id)} in one file")
         seen.add(c.id)
         if (c.repo and c.repo != repo) or (c.path and c.path != path):
-            raise InvalidRequest(f"chunks[{i}]: belongs to {c.repo}:{c.path}, not to {repo}:{path}")
+            raise InvalidRequest(
+                f"chunks[{i}]: belongs to {_shown(f'{c.repo}:{c.path}')}, not to {_shown(f'{repo}:{path}')}"
+            )
         out.append(c if (c.repo, c.path) == (repo, path) else replace(c, repo=repo, path=path))
     return out

@@ -15,6 +15,7 @@ from kit.domain import Chunk
 from services.search.domain.model import (
     FileCounts,
     PendingEmbedding,
+    RepoProfile,
     ScoredId,
     SearchFilters,
     SymbolMatch,
@@ -53,6 +54,14 @@ class KeywordIndex(Protocol):
         case-insensitively. FUZZY: name has an identifier word starting with one of
         `domain.symbols.query_word_prefixes(name)`.
         """
+        ...
+
+    def file_chunks(self, repo: str, path: str) -> list[Chunk]:
+        """Every chunk of one file, ordered by start line."""
+        ...
+
+    def profile(self, repo: str, max_files: int, max_symbols: int) -> RepoProfile:
+        """Indexed files (by path) and up to `max_symbols` definitions spread over files, content omitted."""
         ...
 
     def counts(self, repo: str) -> FileCounts:
@@ -127,5 +136,21 @@ class EmbeddingStore(Protocol):
     def delete_repo(self, repo: str) -> None: ...
 
     def backlog(self, repo: str) -> int: ...
+
+    def close(self) -> None: ...
+
+
+class FeedbackStore(Protocol):
+    """Useful / not-useful votes on chunks, which nudge their ranking."""
+
+    def record(self, repo: str, chunk_id: str, useful: bool, query: str) -> int:
+        """Store one vote; returns the chunk's net useful votes after it."""
+        ...
+
+    def votes(self, repo: str, chunk_ids: Sequence[str]) -> dict[str, int]:
+        """Net votes of the chunks that have any."""
+        ...
+
+    def delete_repo(self, repo: str) -> None: ...
 
     def close(self) -> None: ...

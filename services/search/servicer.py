@@ -18,9 +18,12 @@ from reporecall.search.v1 import search_pb2, search_pb2_grpc
 from kit.convert import chunk_from_pb, chunk_to_pb, kind_from_pb
 from services.search.domain.model import (
     InvalidRequest,
+    NotFound,
     SearchFilters,
     SearchHit,
     SearchMode,
+    StoreFull,
+    StoreUnavailable,
     SymbolMatch,
     TestFilter,
 )
@@ -32,6 +35,7 @@ T = TypeVar("T")
 
 DEFAULT_SEARCH_LIMIT = 10
 DEFAULT_SYMBOL_LIMIT = 20
+DEFAULT_PROFILE_SYMBOLS = 3000
 
 _MODES = {
     search_pb2.SEARCH_MODE_UNSPECIFIED: SearchMode.HYBRID,
@@ -113,6 +117,14 @@ class SearchServicer(search_pb2_grpc.SearchServiceServicer):
             )
         except InvalidRequest as exc:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
+        except NotFound as exc:
+            await context.abort(grpc.StatusCode.NOT_FOUND, str(exc))
+        except StoreFull as exc:
+            log.error("search.store_full", error=str(exc))
+            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, f"search: {exc}")
+        except StoreUnavailable as exc:
+            log.warning("search.store_unavailable", error=str(exc))
+            await context.abort(grpc.StatusCode.UNAVAILABLE, f"search: {exc}")
         except Exception:
             log.exception("search.internal_error", method=getattr(fn, "__name__", str(fn)))
             await context.abort(
@@ -185,4 +197,25 @@ class SearchServicer(search_pb2_grpc.SearchServiceServicer):
             keyword_backend=stats.keyword_backend,
             vector_backend=stats.vector_backend,
             embedder=stats.embedder,
+        )
+
+    async def FileChunks(self, request, context):  # noqa: N802
+        chunks = await self._run(context, self._engine.file_chunks, request.repo, request.path)
+        return search_pb2.FileChunksResponse(chunks=[chunk_to_pb(c) for c in chunks])
+
+    async def Feedback(self, request, context):  # noqa: N802
+        score = await self._run(
+            context, self._engine.feedback, request.repo, request.chunk_id, request.useful, request.query
+        )
+        return search_pb2.FeedbackResponse(score=score)
+
+    async def RepoProfile(self, request, context):  # noqa: N802
+        max_symbols = request.max_symbols or DEFAULT_PROFILE_SYMBOLS
+        profile = await self._run(context, self._engine.profile, request.repo, max_symbols)
+        return search_pb2.RepoProfileResponse(
+            files=[
+                search_pb2.ProfileFile(path=f.path, language=f.language, is_test=f.is_test)
+                for f in profile.files
+            ],
+            symbols=[chunk_to_pb(c) for c in profile.symbols],
         )

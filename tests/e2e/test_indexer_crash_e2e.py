@@ -23,10 +23,13 @@ FILES = 400
 
 
 def make_repo(root: Path) -> None:
-    """A package whose modules call each other (resolved edges) and share a `helper` name (ambiguous)."""
+    """A package whose modules call each other (resolved edges) and an unimported `normalise` that two
+    modules define (ambiguous edges)."""
     pkg = root / "pkg"
     pkg.mkdir(parents=True)
     (pkg / "__init__.py").write_text("")
+    for twin in ("alpha", "beta"):
+        (pkg / f"{twin}.py").write_text("def normalise(value):\n    return abs(value)\n")
     for i in range(FILES):
         nxt = (i + 1) % FILES
         (pkg / f"m{i}.py").write_text(
@@ -34,7 +37,7 @@ def make_repo(root: Path) -> None:
             f"def helper(value):\n    return value + {i}\n\n\n"
             f"def step_{i}(value):\n    \"\"\"Step {i} of the chain.\"\"\"\n"
             f"    if value > {i * 10}:\n        return helper(value)\n    return step_{nxt}(helper(value))\n\n\n"
-            f"class Worker{i}:\n    def run(self, value):\n        return step_{i}(value) * 2\n"
+            f"class Worker{i}:\n    def run(self, value):\n        return normalise(step_{i}(value)) * 2\n"
         )
 
 

@@ -20,6 +20,8 @@ from kit.domain import Chunk, ChunkKind
 from services.search.domain.keywords import chunk_fields
 from services.search.domain.model import (
     FileCounts,
+    ProfileFile,
+    RepoProfile,
     ScoredId,
     SearchFilters,
     SymbolMatch,
@@ -27,7 +29,7 @@ from services.search.domain.model import (
     path_dirs,
     prefix_directory,
 )
-from services.search.domain.symbols import query_word_prefixes
+from services.search.domain.symbols import DEFINITION_KINDS, query_word_prefixes, spread_over_files
 
 TASK_TIMEOUT_MS = 120_000
 _PREFIX_OVERFETCH = 4
@@ -207,7 +209,14 @@ class MeilisearchKeywordIndex:
             orphan_filter += f" AND NOT {_in('doc_id', [d['doc_id'] for d in docs])}"
         self._wait(self._chunks.delete_documents(filter=orphan_filter))
         if docs:
-            file_doc = {"file_id": _file_id(repo, path), "repo": repo, "path": path, "chunks": len(docs)}
+            file_doc = {
+                "file_id": _file_id(repo, path),
+                "repo": repo,
+                "path": path,
+                "language": chunks[0].language,
+                "is_test": any(c.is_test for c in chunks),
+                "chunks": len(docs),
+            }
             self._wait(self._files.add_documents([file_doc], primary_key="file_id"))
         else:
             self._wait(self._files.delete_documents(filter=f"{_eq('repo', repo)} AND {_eq('path', path)}"))
@@ -296,6 +305,34 @@ class MeilisearchKeywordIndex:
             for hit in result["hits"]:
                 found.setdefault(hit["id"], _to_chunk(hit))
         return list(found.values())
+
+    def file_chunks(self, repo: str, path: str) -> list[Chunk]:
+        docs = self._all_documents(f"{_eq('repo', repo)} AND {_eq('path', path)}", list(_CHUNK_FIELDS))
+        return sorted((_to_chunk(d) for d in docs), key=lambda c: (c.start_line, c.end_line, c.id))
+
+    def profile(self, repo: str, max_files: int, max_symbols: int) -> RepoProfile:
+        files = sorted(
+            (
+                ProfileFile(d["path"], d.get("language", ""), bool(d.get("is_test", False)))
+                for d in self._all_documents(_eq("repo", repo), ["path", "language", "is_test"], self._files)
+            ),
+            key=lambda f: f.path,
+        )[:max_files]
+        kinds = _in("kind", [str(k) for k in DEFINITION_KINDS])
+        fields = [f for f in _CHUNK_FIELDS if f != "content"]
+        definitions = [_to_chunk(d) for d in self._all_documents(f"{_eq('repo', repo)} AND {kinds}", fields)]
+        return RepoProfile(files=files, symbols=spread_over_files(definitions, max_symbols))
+
+    def _all_documents(
+        self, flt: str, fields: list[str], index: meilisearch.index.Index | None = None, page: int = 1000
+    ) -> list[dict[str, Any]]:
+        index = index or self._chunks
+        out: list[dict[str, Any]] = []
+        while True:
+            result = index.get_documents({"filter": flt, "fields": fields, "limit": page, "offset": len(out)})
+            out.extend(dict(doc) for doc in result.results)
+            if len(result.results) < page:
+                return out
 
     def counts(self, repo: str) -> FileCounts:
         flt = _eq("repo", repo) if repo else None

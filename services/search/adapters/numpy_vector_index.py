@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from services.search.adapters.sqlite_storage import write_transaction
 from services.search.domain.model import ScoredId, SearchFilters, TestFilter, Vector, VectorEntry
 
 _SCHEMA = """
@@ -157,13 +158,8 @@ class NumpyVectorIndex:
 
     @contextmanager
     def _transaction(self) -> Iterator[None]:
-        self._db.execute("BEGIN IMMEDIATE")
-        try:
+        with write_transaction(self._db, "vector index", self._path):
             yield
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
 
     def _repo(self, repo: str) -> _RepoMatrix:
         matrix = self._repos.get(repo)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from services.search.adapters.sqlite_storage import write_transaction
 from services.search.domain.model import PendingEmbedding, Vector
 
 MAX_ATTEMPTS = 3
@@ -46,6 +47,7 @@ CREATE INDEX IF NOT EXISTS pending_by_age ON pending (attempts, enqueued);
 class SqliteEmbeddingStore:
     def __init__(self, path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
+        self._path = path
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=30)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -54,14 +56,8 @@ class SqliteEmbeddingStore:
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        with self._lock:
-            self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._db
-            except BaseException:
-                self._db.execute("ROLLBACK")
-                raise
-            self._db.execute("COMMIT")
+        with self._lock, write_transaction(self._db, "embedding store", self._path) as db:
+            yield db
 
     def cached(self, keys: Sequence[str]) -> dict[str, Vector]:
         unique = list(dict.fromkeys(keys))

@@ -16,9 +16,18 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from kit.domain import Chunk, ChunkKind
+from services.search.adapters.sqlite_storage import write_transaction
 from services.search.domain.keywords import chunk_fields
-from services.search.domain.model import FileCounts, ScoredId, SearchFilters, SymbolMatch, TestFilter
-from services.search.domain.symbols import query_word_prefixes
+from services.search.domain.model import (
+    FileCounts,
+    ProfileFile,
+    RepoProfile,
+    ScoredId,
+    SearchFilters,
+    SymbolMatch,
+    TestFilter,
+)
+from services.search.domain.symbols import DEFINITION_KINDS, query_word_prefixes
 
 BM25_WEIGHTS = (10.0, 4.0, 3.0, 2.0, 1.0)  # names, path, signature, doc, body
 _MAX_PARAMS = 500
@@ -175,14 +184,8 @@ class SqliteKeywordIndex:
 
     @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
-        with self._write_lock:
-            self._writer.execute("BEGIN IMMEDIATE")
-            try:
-                yield self._writer
-            except BaseException:
-                self._writer.execute("ROLLBACK")
-                raise
-            self._writer.execute("COMMIT")
+        with self._write_lock, write_transaction(self._writer, "keyword index", self._path) as db:
+            yield db
 
     # --- writes ------------------------------------------------------------------------------------
 
@@ -326,6 +329,35 @@ class SqliteKeywordIndex:
                 (match_expr, repo, limit),
             )
         return [_chunk(r) for r in rows]
+
+    def file_chunks(self, repo: str, path: str) -> list[Chunk]:
+        rows = self._reader().execute(
+            f"SELECT {_COLUMNS} FROM chunks WHERE repo = ? AND path = ? ORDER BY start_line, end_line, id",
+            (repo, path),
+        )
+        return [_chunk(r) for r in rows]
+
+    def profile(self, repo: str, max_files: int, max_symbols: int) -> RepoProfile:
+        db = self._reader()
+        files = [
+            ProfileFile(path, language, bool(is_test))
+            for path, language, is_test in db.execute(
+                "SELECT path, MIN(language), MAX(is_test) FROM chunks WHERE repo = ?"
+                " GROUP BY path ORDER BY path LIMIT ?",
+                (repo, max_files),
+            )
+        ]
+        kinds = [str(k) for k in DEFINITION_KINDS]
+        # Each file's definitions numbered in line order; taking rank 1 of every file, then rank 2 …
+        # spreads the sample over the whole repo.
+        rows = db.execute(
+            f"SELECT {_COLUMNS_WITHOUT_CONTENT} FROM ("
+            f" SELECT *, ROW_NUMBER() OVER (PARTITION BY path ORDER BY start_line, id) AS depth FROM chunks"
+            f" WHERE repo = ? AND kind IN ({','.join('?' * len(kinds))})"
+            ") ORDER BY depth, path LIMIT ?",
+            (repo, *kinds, max_symbols),
+        )
+        return RepoProfile(files=files, symbols=[_chunk(r) for r in rows])
 
     def counts(self, repo: str) -> FileCounts:
         if repo:

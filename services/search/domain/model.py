@@ -39,6 +39,22 @@ class InvalidRequest(ValueError):
     """Input the caller must fix; the message names the field."""
 
 
+class NotFound(LookupError):
+    """The request names something that is not stored (a chunk id, a repo)."""
+
+
+class StoreError(RuntimeError):
+    """A store failed; the message names the store and the cause."""
+
+
+class StoreFull(StoreError):
+    """A write failed because the store's disk (or its size limit) is full."""
+
+
+class StoreUnavailable(StoreError):
+    """A store cannot serve right now (read-only, locked, unreachable); retrying later may work."""
+
+
 @dataclass(frozen=True, slots=True)
 class SearchFilters:
     """Restrictions on which chunks may be returned; an empty field allows everything."""
@@ -176,3 +192,18 @@ def path_dirs(path: str) -> list[str]:
 def prefix_directory(prefix: str) -> str:
     """The longest directory a prefix certainly lies in ("src/sea" → "src/"); "" when none."""
     return prefix[: prefix.rfind("/") + 1]
+
+
+@dataclass(frozen=True, slots=True)
+class ProfileFile:
+    path: str
+    language: str
+    is_test: bool
+
+
+@dataclass(frozen=True, slots=True)
+class RepoProfile:
+    """Indexed files and a sample of definitions spread over them (for convention detection)."""
+
+    files: list[ProfileFile]
+    symbols: list[Chunk]

@@ -28,6 +28,9 @@ DOC_PENALTY = 0.6
 LONG_CHUNK_LINES = 120
 LONG_CHUNK_FLOOR = 0.6
 EXACT_NAME_BOOST = 2.0
+FEEDBACK_STEP = 0.1
+FEEDBACK_MIN = 0.5
+FEEDBACK_MAX = 1.5
 NAME_WORDS_BOOST = 1.35
 PATH_BOOST = 1.2
 PATH_EXACT_BOOST = 1.5
@@ -144,16 +147,26 @@ def adjustment(chunk: Chunk, intent: QueryIntent) -> float:
     return factor
 
 
+def feedback_factor(votes: int) -> float:
+    """Net useful votes (Feedback) as a multiplier: ±10% per vote, bounded to 0.5..1.5."""
+    return min(FEEDBACK_MAX, max(FEEDBACK_MIN, 1.0 + FEEDBACK_STEP * votes))
+
+
 def rank(
-    signals: Mapping[str, SignalScores], chunks: Mapping[str, Chunk], intent: QueryIntent, limit: int
+    signals: Mapping[str, SignalScores],
+    chunks: Mapping[str, Chunk],
+    intent: QueryIntent,
+    limit: int,
+    votes: Mapping[str, int] | None = None,
 ) -> list[SearchHit]:
     """Hits for the chunks that still exist, best first; ties broken by path and line for stability."""
+    votes = votes or {}
     hits = []
     for chunk_id, scores in signals.items():
         chunk = chunks.get(chunk_id)
         if chunk is None:
             continue
-        factor = adjustment(chunk, intent)
+        factor = adjustment(chunk, intent) * feedback_factor(votes.get(chunk_id, 0))
         final = SignalScores(
             keyword_rank=scores.keyword_rank,
             keyword_score=scores.keyword_score,

@@ -7,6 +7,7 @@ before module/file chunks, shorter paths, then path and line for stability.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from kit.domain import Chunk, ChunkKind
@@ -14,6 +15,7 @@ from kit.text import split_identifier
 from services.search.domain.model import SymbolMatch
 
 FUZZY_THRESHOLD = 0.5
+_NOT_WORD = re.compile(r"[^a-z0-9]+")
 _KIND_ORDER = {
     ChunkKind.CLASS: 0,
     ChunkKind.INTERFACE: 0,
@@ -61,6 +63,7 @@ def query_word_prefixes(name: str, length: int = 4, limit: int = 6) -> list[str]
     """Word prefixes a backend uses to gather fuzzy candidates ("valdateInput" → ["vald", "inpu"])."""
     seen: dict[str, None] = {}
     for word in split_identifier(name):
+        word = _NOT_WORD.sub("", word)  # only [a-z0-9] ever reaches a backend's query syntax
         if len(word) >= 2:
             seen.setdefault(word[:length], None)
     return list(seen)[:limit]
@@ -92,3 +95,30 @@ def select_symbols(name: str, candidates: Iterable[Chunk], match: SymbolMatch, l
         scored.sort(key=lambda sc: (-sc[0], *_order_key(sc[1])))
         found = [c for _, c in scored]
     return found[:limit]
+
+
+DEFINITION_KINDS = (
+    ChunkKind.CLASS,
+    ChunkKind.INTERFACE,
+    ChunkKind.FUNCTION,
+    ChunkKind.METHOD,
+    ChunkKind.ENUM,
+    ChunkKind.TYPE,
+)
+
+
+def spread_over_files(definitions: Iterable[Chunk], limit: int) -> list[Chunk]:
+    """Up to `limit` definitions taken round-robin over files (each file's in line order), so a sample
+    of a large repo shows every file's first definitions before any file's tenth."""
+    per_file: dict[str, list[Chunk]] = {}
+    for c in sorted(definitions, key=lambda c: (c.path, c.start_line, c.id)):
+        per_file.setdefault(c.path, []).append(c)
+    out: list[Chunk] = []
+    depth = 0
+    while len(out) < limit:
+        layer = [chunks[depth] for chunks in per_file.values() if depth < len(chunks)]
+        if not layer:
+            break
+        out.extend(layer[: limit - len(out)])
+        depth += 1
+    return out

@@ -16,6 +16,7 @@ import pytest
 
 from services.search.adapters.numpy_vector_index import NumpyVectorIndex
 from services.search.adapters.sqlite_embedding_store import SqliteEmbeddingStore
+from services.search.adapters.sqlite_feedback_store import SqliteFeedbackStore
 from services.search.adapters.sqlite_keyword_index import SqliteKeywordIndex
 from services.search.engine import SearchEngine
 from services.search.ports import KeywordIndex, VectorIndex
@@ -110,6 +111,7 @@ def engine(request, tmp_path: Path, cleanups: list) -> Iterator[SearchEngine]:
         open_vector_index(vector_backend, tmp_path, embedder.dimension, cleanups),
         embedder,
         SqliteEmbeddingStore(tmp_path / "embeddings.db"),
+        feedback=SqliteFeedbackStore(tmp_path / "feedback.db"),
     )
     yield built
     built.close()

@@ -8,7 +8,14 @@ import re
 import pytest
 
 from kit.domain import ChunkKind
-from services.search.domain.model import InvalidRequest, SearchFilters, SearchMode, SymbolMatch, TestFilter
+from services.search.domain.model import (
+    InvalidRequest,
+    NotFound,
+    SearchFilters,
+    SearchMode,
+    SymbolMatch,
+    TestFilter,
+)
 from services.search.engine import SearchEngine
 from services.search.tests.search_fakes import WordHashEmbedder, chunk
 
@@ -248,6 +255,7 @@ def test_unchanged_code_is_never_embedded_twice(engine: SearchEngine) -> None:
 
 
 HOSTILE = [
+    "a\x00b",
     '"',
     '""',
     "'",
@@ -287,6 +295,10 @@ def test_query_syntax_in_user_text_is_searched_literally(engine: SearchEngine) -
         result = engine.search(query, REPO, limit=10)
         assert all(h.chunk.repo == REPO for h in result.hits), query
         for match in SymbolMatch:
+            if "\x00" in query:  # no identifier holds a NUL: refused, never passed on to a store
+                with pytest.raises(InvalidRequest, match="^name"):
+                    engine.find_symbols(REPO, query, match)
+                continue
             assert all(c.repo == REPO for c in engine.find_symbols(REPO, query, match)), query
 
 
@@ -374,3 +386,70 @@ def test_bad_input_is_rejected_with_the_field_named_and_nothing_written(engine: 
         with pytest.raises(InvalidRequest, match="^" + re.escape(field)):
             call(engine)
     assert engine.stats("").chunks == 0
+
+
+def test_file_chunks_returns_the_whole_file_in_line_order(engine: SearchEngine) -> None:
+    cs = [chunk(f"step_{i}", "flow.py", start_line=line) for i, line in enumerate((30, 1, 12))]
+    engine.upsert_file(REPO, "flow.py", cs)
+    engine.upsert_file(REPO, "other.py", [chunk("elsewhere", "other.py")])
+    got = engine.file_chunks(REPO, "flow.py")
+    assert [c.start_line for c in got] == [1, 12, 30]
+    assert all(c.content for c in got)
+    assert engine.file_chunks(REPO, "missing.py") == []
+    assert engine.file_chunks("other-repo", "flow.py") == []
+
+
+def test_profile_lists_files_and_samples_definitions_across_files(engine: SearchEngine) -> None:
+    for f in range(4):
+        path = f"pkg/mod{f}.py"
+        defs = [chunk(f"fn_{f}_{i}", path, start_line=1 + 10 * i) for i in range(5)]
+        module = chunk(f"mod{f}", path, kind=ChunkKind.MODULE, start_line=100, ordinal=1)
+        engine.upsert_file(REPO, path, [*defs, module])
+    engine.upsert_file(REPO, "tests/test_x.py", [chunk("test_x", "tests/test_x.py", is_test=True)])
+    profile = engine.profile(REPO, max_symbols=6)
+    assert [(f.path, f.language, f.is_test) for f in profile.files] == [
+        ("pkg/mod0.py", "python", False),
+        ("pkg/mod1.py", "python", False),
+        ("pkg/mod2.py", "python", False),
+        ("pkg/mod3.py", "python", False),
+        ("tests/test_x.py", "python", True),
+    ]
+    names = [c.name for c in profile.symbols]
+    # Every file's first definition before any file's second; module chunks are not definitions.
+    assert names[:5] == ["fn_0_0", "fn_1_0", "fn_2_0", "fn_3_0", "test_x"] and len(names) == 6
+    assert all(c.content == "" for c in profile.symbols)
+
+
+def test_useful_feedback_moves_a_chunk_up_and_noise_down(engine: SearchEngine) -> None:
+    engine.upsert_file(REPO, "a.py", [chunk("load_settings_file", "a.py")])
+    engine.upsert_file(REPO, "b.py", [chunk("load_settings_dict", "b.py")])
+    backfilled(engine)
+    before = names(engine.search("load settings", REPO))
+    loser = before[-1]
+    loser_id = f"{'a' if loser.endswith('file') else 'b'}.py#{loser}#0"
+    assert engine.feedback(REPO, loser_id, useful=True, query="load settings") == 1
+    assert engine.feedback(REPO, loser_id, useful=True) == 2
+    after = engine.search("load settings", REPO)
+    assert names(after)[0] == loser
+    assert after.hits[0].signals.adjustment > before_adjustment(engine, loser) * 1.1
+    assert engine.feedback(REPO, loser_id, useful=False) == 1
+    with pytest.raises(NotFound, match="^chunk_id"):
+        engine.feedback(REPO, "no-such-chunk", useful=True)
+
+
+def before_adjustment(engine: SearchEngine, name: str) -> float:
+    from services.search.domain.ranking import QueryIntent, adjustment
+
+    (found,) = engine.find_symbols(REPO, name)
+    return adjustment(found, QueryIntent.of("load settings"))
+
+
+@pytest.mark.parametrize("path", ["../../../../etc/passwd", "/etc/passwd", "src/../../x.py", "src/\x00.py"])
+def test_paths_that_could_leave_the_repository_are_refused(engine: SearchEngine, path: str) -> None:
+    with pytest.raises(InvalidRequest, match="^path"):
+        engine.upsert_file("confined", path, [chunk("f", path, repo="confined")])
+    with pytest.raises(InvalidRequest, match=re.escape("paths[1]")):
+        engine.delete_files("confined", ["ok.py", path])
+    with pytest.raises(InvalidRequest, match="^path"):
+        engine.file_chunks("confined", path)
+    assert engine.stats("confined").chunks == 0

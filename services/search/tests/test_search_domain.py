@@ -26,10 +26,17 @@ from services.search.domain.ranking import (
     TEST_PENALTY,
     QueryIntent,
     adjustment,
+    feedback_factor,
     rank,
     reciprocal_rank_fusion,
 )
-from services.search.domain.symbols import edit_distance, fuzzy_score, query_word_prefixes, select_symbols
+from services.search.domain.symbols import (
+    edit_distance,
+    fuzzy_score,
+    query_word_prefixes,
+    select_symbols,
+    spread_over_files,
+)
 from services.search.tests.search_fakes import chunk
 
 
@@ -150,3 +157,22 @@ def test_embedding_text_leads_with_name_signature_and_doc_and_is_bounded() -> No
     assert text.startswith("function Users.loadUserProfile (load user profile)\nsrc/users/profile.py\n")
     assert "Load a user's profile" in text
     assert len(text) <= MAX_CHARS
+
+
+def test_spread_over_files_takes_each_files_first_definitions_first() -> None:
+    defs = [
+        chunk(f"{f}{i}", f"{f}.py", start_line=10 - i) for f in "abc" for i in range(3 if f != "b" else 1)
+    ]
+    picked = spread_over_files(defs, 5)
+    assert [(c.path, c.start_line) for c in picked] == [
+        ("a.py", 8),
+        ("b.py", 10),
+        ("c.py", 8),
+        ("a.py", 9),
+        ("c.py", 9),
+    ]
+    assert len(spread_over_files(defs, 100)) == len(defs)
+
+
+def test_feedback_factor_is_bounded() -> None:
+    assert [feedback_factor(v) for v in (-100, -1, 0, 2, 100)] == pytest.approx([0.5, 0.9, 1.0, 1.2, 1.5])

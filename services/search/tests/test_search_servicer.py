@@ -14,6 +14,7 @@ from reporecall.search.v1 import search_pb2, search_pb2_grpc
 from kit.convert import chunk_to_pb
 from services.search.adapters.numpy_vector_index import NumpyVectorIndex
 from services.search.adapters.sqlite_embedding_store import SqliteEmbeddingStore
+from services.search.adapters.sqlite_feedback_store import SqliteFeedbackStore
 from services.search.adapters.sqlite_keyword_index import SqliteKeywordIndex
 from services.search.engine import SearchEngine
 from services.search.servicer import SearchServicer
@@ -30,6 +31,7 @@ async def stub(tmp_path: Path) -> AsyncIterator[search_pb2_grpc.SearchServiceStu
         NumpyVectorIndex(tmp_path / "v.db", embedder.dimension),
         embedder,
         SqliteEmbeddingStore(tmp_path / "e.db"),
+        feedback=SqliteFeedbackStore(tmp_path / "f.db"),
     )
     servicer = SearchServicer(engine, workers=2)
     server = grpc.aio.server()
@@ -156,3 +158,89 @@ async def test_zero_limits_mean_the_documented_defaults(stub) -> None:
         search_pb2.FindSymbolsRequest(repo=REPO, name="handler", match=search_pb2.SYMBOL_MATCH_PREFIX)
     )
     assert len(symbols.symbols) == 20
+
+
+async def test_file_chunks_feedback_and_repo_profile(stub) -> None:
+    await stub.UpsertFile(_file("src/orders.py", "place_order", "cancel_order"))
+    await stub.UpsertFile(_file("tests/test_orders.py", "test_place_order", is_test=True))
+    chunks = (await stub.FileChunks(search_pb2.FileChunksRequest(repo=REPO, path="src/orders.py"))).chunks
+    assert [(c.name, c.start_line) for c in chunks] == [("place_order", 1), ("cancel_order", 11)]
+    assert (await stub.FileChunks(search_pb2.FileChunksRequest(repo=REPO, path="nope.py"))).chunks == []
+
+    vote = await stub.Feedback(
+        search_pb2.FeedbackRequest(repo=REPO, chunk_id=chunks[1].id, useful=True, query="q")
+    )
+    assert vote.score == 1
+    with pytest.raises(grpc.aio.AioRpcError) as caught:
+        await stub.Feedback(search_pb2.FeedbackRequest(repo=REPO, chunk_id="ghost", useful=True))
+    assert caught.value.code() == grpc.StatusCode.NOT_FOUND and "chunk_id" in caught.value.details()
+
+    profile = await stub.RepoProfile(search_pb2.RepoProfileRequest(repo=REPO))
+    assert [(f.path, f.is_test) for f in profile.files] == [
+        ("src/orders.py", False),
+        ("tests/test_orders.py", True),
+    ]
+    assert [s.name for s in profile.symbols] == ["place_order", "test_place_order", "cancel_order"]
+    assert all(s.content == "" for s in profile.symbols)
+
+
+@pytest.mark.parametrize("path", ["../../../../etc/passwd", "/etc/passwd", "src/../../x.py"])
+async def test_paths_that_leave_the_repository_are_invalid_arguments(stub, path: str) -> None:
+    for call in (
+        stub.UpsertFile(search_pb2.UpsertFileRequest(repo=REPO, path=path, chunks=[])),
+        stub.DeleteFiles(search_pb2.DeleteFilesRequest(repo=REPO, paths=[path])),
+        stub.FileChunks(search_pb2.FileChunksRequest(repo=REPO, path=path)),
+    ):
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await call
+        assert caught.value.code() == grpc.StatusCode.INVALID_ARGUMENT
+        assert "path" in caught.value.details()
+
+
+async def test_a_full_store_is_reported_as_resource_exhausted_with_the_cause(tmp_path: Path) -> None:
+    keyword = SqliteKeywordIndex(tmp_path / "k.db")
+    # A size limit behaves exactly like a full disk for SQLite: SQLITE_FULL, "database or disk is full".
+    (pages,) = keyword._writer.execute("PRAGMA page_count").fetchone()
+    keyword._writer.execute(f"PRAGMA max_page_count = {pages}")
+    engine = SearchEngine(keyword)
+    servicer = SearchServicer(engine, workers=1)
+    server = grpc.aio.server()
+    search_pb2_grpc.add_SearchServiceServicer_to_server(servicer, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            s = search_pb2_grpc.SearchServiceStub(channel)
+            big = chunk("big", "big.py", repo=REPO, body="def big():\n" + "    x = 1\n" * 5000)
+            with pytest.raises(grpc.aio.AioRpcError) as caught:
+                await s.UpsertFile(
+                    search_pb2.UpsertFileRequest(repo=REPO, path="big.py", chunks=[chunk_to_pb(big)])
+                )
+            assert caught.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            assert "database or disk is full" in caught.value.details()
+            stats = await s.Stats(
+                search_pb2.StatsRequest(repo=REPO)
+            )  # reads still work, nothing half-written
+            assert stats.chunks == 0
+    finally:
+        await server.stop(None)
+        servicer.close()
+        engine.close()
+
+
+async def test_huge_values_are_not_echoed_whole_in_error_details(stub) -> None:
+    huge = "x" * 20_000  # details travel in gRPC metadata, limited to 16 KiB
+    for call, code in (
+        (
+            stub.Feedback(search_pb2.FeedbackRequest(repo=REPO, chunk_id=huge, useful=True)),
+            grpc.StatusCode.NOT_FOUND,
+        ),
+        (
+            stub.FileChunks(search_pb2.FileChunksRequest(repo=REPO, path="/" + huge)),
+            grpc.StatusCode.INVALID_ARGUMENT,
+        ),
+    ):
+        with pytest.raises(grpc.aio.AioRpcError) as caught:
+            await call
+        assert caught.value.code() == code
+        assert len(caught.value.details()) < 400
