@@ -12,6 +12,13 @@ from tests.suite import FIXTURES, Suite
 
 SPINE = FIXTURES / "spine"
 
+# Every end-to-end test runs as on an air-gapped server: any attempt to reach the network goes to a dead
+# proxy (and model hubs are told to stay offline), so a download at run time would fail the tests.
+DEAD = "http://127.0.0.1:9"
+OFFLINE = {"HTTP_PROXY": DEAD, "HTTPS_PROXY": DEAD, "ALL_PROXY": DEAD, "http_proxy": DEAD, "https_proxy": DEAD,
+           "NO_PROXY": "127.0.0.1,localhost", "no_proxy": "127.0.0.1,localhost", "HF_HUB_OFFLINE": "1",
+           "TRANSFORMERS_OFFLINE": "1", "TIKTOKEN_CACHE_DIR": "/nonexistent-reporecall-cache"}
+
 
 @pytest.fixture(scope="session")
 def claude_projects(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -28,7 +35,7 @@ def claude_projects(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @pytest.fixture(scope="session")
 def suite(tmp_path_factory: pytest.TempPathFactory, claude_projects: Path):
     suite = Suite.start(tmp_path_factory.mktemp("suite"),
-                        env={"REPORECALL_CLAUDE_PROJECTS_DIR": str(claude_projects)})
+                        env={"REPORECALL_CLAUDE_PROJECTS_DIR": str(claude_projects), **OFFLINE})
     yield suite
     assert suite.stop() == 0, suite.log()
 
