@@ -29,7 +29,9 @@ class GatewayClient:
         url = url or os.environ.get("REPORECALL_URL")
         token = token or os.environ.get("REPORECALL_TOKEN")
         if not url or not token:
-            run_file = (data_dir or Path(os.environ.get("REPORECALL_DATA_DIR") or default_data_dir())) / "run.json"
+            run_file = (
+                data_dir or Path(os.environ.get("REPORECALL_DATA_DIR") or default_data_dir())
+            ) / "run.json"
             try:
                 info = json.loads(run_file.read_text())
             except (OSError, json.JSONDecodeError):
@@ -47,7 +49,9 @@ class GatewayClient:
 
     def request(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
         try:
-            reply = httpx.request(method, self.url + path, json=body, headers=self._headers(), timeout=self.timeout)
+            reply = httpx.request(
+                method, self.url + path, json=body, headers=self._headers(), timeout=self.timeout
+            )
         except httpx.HTTPError as exc:
             raise CliError(f"cannot reach the gateway at {self.url} ({exc.__class__.__name__})") from None
         if reply.status_code >= 400:
@@ -60,7 +64,9 @@ class GatewayClient:
 
     def stream(self, method: str, path: str, body: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
         try:
-            with httpx.stream(method, self.url + path, json=body, headers=self._headers(), timeout=None) as reply:
+            with httpx.stream(
+                method, self.url + path, json=body, headers=self._headers(), timeout=None
+            ) as reply:
                 if reply.status_code >= 400:
                     reply.read()
                     raise CliError(f"gateway said {reply.status_code}: {reply.text}")

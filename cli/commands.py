@@ -14,7 +14,9 @@ from cli.client import CliError, GatewayClient
 
 
 def add_commands(commands: Any, client_of: Any) -> None:
-    explain = commands.add_parser("explain", help="show how a prompt is routed and what the hook would inject")
+    explain = commands.add_parser(
+        "explain", help="show how a prompt is routed and what the hook would inject"
+    )
     explain.add_argument("prompt")
     explain.add_argument("--repo")
     explain.add_argument("--budget", type=int, default=0, help="token budget (default: the server's)")
@@ -22,8 +24,19 @@ def add_commands(commands: Any, client_of: Any) -> None:
     explain.set_defaults(handler=lambda a: cmd_explain(a, client_of(a)))
 
     graph = commands.add_parser("graph", help="navigate the call and import graph")
-    graph.add_argument("action", choices=("symbol", "callers", "callees", "call_tree", "call_path", "imports",
-                                          "importers", "communities"))
+    graph.add_argument(
+        "action",
+        choices=(
+            "symbol",
+            "callers",
+            "callees",
+            "call_tree",
+            "call_path",
+            "imports",
+            "importers",
+            "communities",
+        ),
+    )
     graph.add_argument("target", nargs="?", default="", help="symbol name (or path for imports/importers)")
     graph.add_argument("--to", default="", help="second symbol, for call_path")
     graph.add_argument("--depth", type=int, default=1)
@@ -35,14 +48,18 @@ def add_commands(commands: Any, client_of: Any) -> None:
     memory.add_argument("action", choices=("recall", "store", "forget", "list", "compact"))
     memory.add_argument("text", nargs="?", default="", help="query (recall), body (store) or id (forget)")
     memory.add_argument("--name", default="")
-    memory.add_argument("--class", dest="memory_class", default="fact", choices=("rule", "fact", "episode", "working"))
+    memory.add_argument(
+        "--class", dest="memory_class", default="fact", choices=("rule", "fact", "episode", "working")
+    )
     memory.add_argument("--scope", default="project", choices=("global", "project", "branch", "user"))
     memory.add_argument("--branch", default="")
     memory.add_argument("--repo")
     memory.add_argument("--json", action="store_true")
     memory.set_defaults(handler=lambda a: cmd_memory(a, client_of(a)))
 
-    doctor = commands.add_parser("doctor", help="check every process, store, model and the Claude Code config")
+    doctor = commands.add_parser(
+        "doctor", help="check every process, store, model and the Claude Code config"
+    )
     doctor.add_argument("--repo")
     doctor.add_argument("--json", action="store_true")
     doctor.set_defaults(handler=lambda a: cmd_doctor(a, client_of(a)))
@@ -80,6 +97,7 @@ def _print(data: Any) -> None:
 
 # --- explain -------------------------------------------------------------------------------------------
 
+
 def explain_json(reply: dict[str, Any]) -> dict[str, Any]:
     """The evaluation interface: route, ranked results and the exact chunks the hook would inject."""
     search = reply.get("signals", {}).get("search", {})
@@ -92,33 +110,49 @@ def explain_json(reply: dict[str, Any]) -> dict[str, Any]:
         "tokens": reply["tokens"],
         "chars": reply["chars"],
         "injected": [
-            {"file": i["path"], "symbol": i["symbol"], "start_line": i["start_line"], "end_line": i["end_line"],
-             "kind": i["kind"], "score": i["score"], "reason": i["reason"], "tokens": i["tokens"],
-             "chunk_id": i["chunk_id"], "signals": search.get(i["chunk_id"], {})}
+            {
+                "file": i["path"],
+                "symbol": i["symbol"],
+                "start_line": i["start_line"],
+                "end_line": i["end_line"],
+                "kind": i["kind"],
+                "score": i["score"],
+                "reason": i["reason"],
+                "tokens": i["tokens"],
+                "chunk_id": i["chunk_id"],
+                "signals": search.get(i["chunk_id"], {}),
+            }
             for i in reply["items"]
         ],
-        "cut": [{"file": i["path"], "symbol": i["symbol"], "reason": i["reason"], "note": i.get("note", "")}
-                for i in reply["cut"]],
+        "cut": [
+            {"file": i["path"], "symbol": i["symbol"], "reason": i["reason"], "note": i.get("note", "")}
+            for i in reply["cut"]
+        ],
         "elapsed_ms": reply["elapsed_ms"],
         "context": reply["text"],
     }
 
 
 def cmd_explain(args: argparse.Namespace, client: GatewayClient) -> int:
-    reply = client.request("POST", "/api/context", {"prompt": args.prompt, "budget_tokens": args.budget,
-                                                     **_repo_args(args)})
+    reply = client.request(
+        "POST", "/api/context", {"prompt": args.prompt, "budget_tokens": args.budget, **_repo_args(args)}
+    )
     data = explain_json(reply)
     if args.json:
         _print(data)
         return 0
-    print(f"route {data['route']}  repo {data['repo'] or '-'}  seeds {', '.join(data['seeds']) or '-'}  "
-          f"{data['tokens']} tokens / {data['chars']} chars  {data['elapsed_ms']} ms"
-          + (f"  PARTIAL (degraded: {', '.join(data['degraded'])})" if data["partial"] else ""))
+    print(
+        f"route {data['route']}  repo {data['repo'] or '-'}  seeds {', '.join(data['seeds']) or '-'}  "
+        f"{data['tokens']} tokens / {data['chars']} chars  {data['elapsed_ms']} ms"
+        + (f"  PARTIAL (degraded: {', '.join(data['degraded'])})" if data["partial"] else "")
+    )
     for i, item in enumerate(data["injected"], 1):
         signals = item["signals"]
-        print(f"{i:>2}. {item['file']}:{item['start_line']}-{item['end_line']} {item['kind']} {item['symbol']}  "
-              f"score {item['score']:.4f} ({item['reason']}; keyword #{signals.get('keyword_rank', '-')}, "
-              f"vector #{signals.get('vector_rank', '-')}) {item['tokens']} tokens")
+        print(
+            f"{i:>2}. {item['file']}:{item['start_line']}-{item['end_line']} {item['kind']} {item['symbol']}  "
+            f"score {item['score']:.4f} ({item['reason']}; keyword #{signals.get('keyword_rank', '-')}, "
+            f"vector #{signals.get('vector_rank', '-')}) {item['tokens']} tokens"
+        )
     for item in data["cut"]:
         print(f"    cut: {item['file']} {item['symbol']} — {item['note'] or item['reason']}")
     print()
@@ -127,6 +161,7 @@ def cmd_explain(args: argparse.Namespace, client: GatewayClient) -> int:
 
 
 # --- graph ---------------------------------------------------------------------------------------------
+
 
 def cmd_graph(args: argparse.Namespace, client: GatewayClient) -> int:
     body: dict[str, Any] = _repo_args(args)
@@ -149,16 +184,22 @@ def cmd_graph(args: argparse.Namespace, client: GatewayClient) -> int:
         return 0
     for key in ("seeds", "symbols", "path"):
         for s in reply.get(key, []):
-            print(f"{key[:-1] if key != 'path' else 'step'}: {s.get('qualified_name')}  "
-                  f"{s.get('path')}:{s.get('start_line', 0)}")
+            print(
+                f"{key[:-1] if key != 'path' else 'step'}: {s.get('qualified_name')}  "
+                f"{s.get('path')}:{s.get('start_line', 0)}"
+            )
     if "seed" in reply:
         print(f"seed: {reply['seed'].get('qualified_name')}  {reply['seed'].get('path')}")
     for node in reply.get("nodes", []):
         s = node["symbol"]
-        print(f"  {node.get('depth', 0):>+3}  {s.get('qualified_name')}  {s.get('path')}:{s.get('start_line', 0)}")
+        print(
+            f"  {node.get('depth', 0):>+3}  {s.get('qualified_name')}  {s.get('path')}:{s.get('start_line', 0)}"
+        )
     for imp in reply.get("imports", []):
-        print(f"  {imp.get('path')} → {imp.get('resolved_path') or imp.get('target')}"
-              + ("  (external)" if imp.get("external") else ""))
+        print(
+            f"  {imp.get('path')} → {imp.get('resolved_path') or imp.get('target')}"
+            + ("  (external)" if imp.get("external") else "")
+        )
     for c in reply.get("communities", []):
         print(f"  [{c.get('size', 0):>4}] {c.get('label')}  {', '.join(c.get('dominant_paths', [])[:3])}")
     return 0
@@ -166,14 +207,20 @@ def cmd_graph(args: argparse.Namespace, client: GatewayClient) -> int:
 
 # --- memory --------------------------------------------------------------------------------------------
 
+
 def cmd_memory(args: argparse.Namespace, client: GatewayClient) -> int:
     body: dict[str, Any] = _repo_args(args)
     if args.action == "recall":
         op, body["query"], body["branch"] = "recall", args.text, args.branch
     elif args.action == "store":
         op = "store_memory"
-        body |= {"name": args.name or args.text[:60], "body": args.text, "memory_class": args.memory_class,
-                 "scope": args.scope, "branch": args.branch}
+        body |= {
+            "name": args.name or args.text[:60],
+            "body": args.text,
+            "memory_class": args.memory_class,
+            "scope": args.scope,
+            "branch": args.branch,
+        }
     elif args.action == "forget":
         op, body["memory_id"] = "forget_memory", args.text
     elif args.action == "compact":
@@ -187,8 +234,10 @@ def cmd_memory(args: argparse.Namespace, client: GatewayClient) -> int:
     memories = reply.get("memories", [])
     for entry in memories:
         memory = entry.get("memory", entry)
-        print(f"{memory.get('id')}  [{memory.get('class', '').removeprefix('MEMORY_CLASS_').lower()}] "
-              f"{memory.get('name')}")
+        print(
+            f"{memory.get('id')}  [{memory.get('class', '').removeprefix('MEMORY_CLASS_').lower()}] "
+            f"{memory.get('name')}"
+        )
     if not memories:
         print(json.dumps(reply))
     return 0
@@ -203,8 +252,9 @@ def cmd_doctor(args: argparse.Namespace, client: GatewayClient) -> int:
     checks: list[dict[str, str]] = []
 
     def check(name: str, ok: bool | None, detail: str) -> None:
-        checks.append({"check": name, "status": "ok" if ok else ("warn" if ok is None else "fail"),
-                       "detail": detail})
+        checks.append(
+            {"check": name, "status": "ok" if ok else ("warn" if ok is None else "fail"), "detail": detail}
+        )
 
     try:
         status = client.request("GET", "/api/status")
@@ -217,26 +267,44 @@ def cmd_doctor(args: argparse.Namespace, client: GatewayClient) -> int:
     try:
         repos = client.request("GET", "/api/repos").get("repos", [])
         cwd = Path.cwd().resolve()
-        here = [r for r in repos if r["name"] == repo_name or (not repo_name and (
-            cwd == Path(r["path"]) or Path(r["path"]) in cwd.parents))]
+        here = [
+            r
+            for r in repos
+            if r["name"] == repo_name
+            or (not repo_name and (cwd == Path(r["path"]) or Path(r["path"]) in cwd.parents))
+        ]
         if not here:
             check("repository", None, "no registered repository here (reporecall index PATH)")
         for repo in here[:1]:
             info = client.request("POST", "/api/ops/index_status", {"repo": repo["name"]})
             search = info.get("search", {})
-            check("index", int(info.get("files", 0)) > 0,
-                  f"{repo['name']}: {info.get('files', 0)} files, {info.get('chunks', 0)} chunks, "
-                  f"commit {info.get('indexed_commit', '')[:10] or '-'}")
+            check(
+                "index",
+                int(info.get("files", 0)) > 0,
+                f"{repo['name']}: {info.get('files', 0)} files, {info.get('chunks', 0)} chunks, "
+                f"commit {info.get('indexed_commit', '')[:10] or '-'}",
+            )
             stale = info.get("dirty_files", [])
-            check("freshness", None if stale else True, f"{len(stale)} dirty files" if stale else "up to date")
+            check(
+                "freshness", None if stale else True, f"{len(stale)} dirty files" if stale else "up to date"
+            )
             vectors, backlog = int(search.get("vectors", 0)), int(search.get("embed_backlog", 0))
-            check("embedder", search.get("embedder", "") != "",
-                  f"{search.get('embedder', 'none')}: {vectors} vectors, {backlog} waiting")
+            check(
+                "embedder",
+                search.get("embedder", "") != "",
+                f"{search.get('embedder', 'none')}: {vectors} vectors, {backlog} waiting",
+            )
             embedded = search.get("vector_backend", "").startswith(("embedded", "numpy", "qdrant-local"))
-            check("vector store", None if embedded and vectors > EMBEDDED_VECTOR_LIMIT else True,
-                  f"{search.get('vector_backend', '?')} with {vectors} vectors"
-                  + (" — beyond the embedded store's comfortable size; use a Qdrant server" if embedded and
-                     vectors > EMBEDDED_VECTOR_LIMIT else ""))
+            check(
+                "vector store",
+                None if embedded and vectors > EMBEDDED_VECTOR_LIMIT else True,
+                f"{search.get('vector_backend', '?')} with {vectors} vectors"
+                + (
+                    " — beyond the embedded store's comfortable size; use a Qdrant server"
+                    if embedded and vectors > EMBEDDED_VECTOR_LIMIT
+                    else ""
+                ),
+            )
     except CliError as exc:
         check("index", False, str(exc))
     settings = Path(".claude/settings.json")
@@ -244,14 +312,21 @@ def cmd_doctor(args: argparse.Namespace, client: GatewayClient) -> int:
         hooks = json.loads(settings.read_text()).get("hooks", {})
         has_prompt = any("/hooks/prompt-context" in json.dumps(m) for m in hooks.get("UserPromptSubmit", []))
         has_start = any("/hooks/session-start" in json.dumps(m) for m in hooks.get("SessionStart", []))
-        check("claude hooks", has_prompt and has_start, f"{settings}: UserPromptSubmit {'✓' if has_prompt else '✗'}, "
-              f"SessionStart {'✓' if has_start else '✗'}")
+        check(
+            "claude hooks",
+            has_prompt and has_start,
+            f"{settings}: UserPromptSubmit {'✓' if has_prompt else '✗'}, "
+            f"SessionStart {'✓' if has_start else '✗'}",
+        )
     except (OSError, ValueError):
         check("claude hooks", None, "no .claude/settings.json here (reporecall init)")
     try:
         servers = json.loads(Path(".mcp.json").read_text()).get("mcpServers", {})
-        check("claude mcp", "reporecall" in servers, ".mcp.json " + ("has" if "reporecall" in servers else "lacks")
-              + " the reporecall server")
+        check(
+            "claude mcp",
+            "reporecall" in servers,
+            ".mcp.json " + ("has" if "reporecall" in servers else "lacks") + " the reporecall server",
+        )
     except (OSError, ValueError):
         check("claude mcp", None, "no .mcp.json here (reporecall init)")
     if args.json:
@@ -263,6 +338,7 @@ def cmd_doctor(args: argparse.Namespace, client: GatewayClient) -> int:
 
 
 # --- init ----------------------------------------------------------------------------------------------
+
 
 def claude_settings(server: str, repo: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """The hook entries and MCP server entry RepoRecall needs (token from $REPORECALL_TOKEN)."""
@@ -285,8 +361,11 @@ def claude_settings(server: str, repo: str) -> tuple[dict[str, Any], dict[str, A
         "timeout": 5,
     }
     hooks = {"UserPromptSubmit": [{"hooks": [prompt_hook]}], "SessionStart": [{"hooks": [session_hook]}]}
-    mcp = {"type": "http", "url": f"{server}/mcp",
-           "headers": {"Authorization": "Bearer ${REPORECALL_TOKEN}", "X-Reporecall-Repo": repo}}
+    mcp = {
+        "type": "http",
+        "url": f"{server}/mcp",
+        "headers": {"Authorization": "Bearer ${REPORECALL_TOKEN}", "X-Reporecall-Repo": repo},
+    }
     return hooks, mcp
 
 
@@ -340,7 +419,9 @@ def cmd_init(args: argparse.Namespace, client: GatewayClient | None) -> int:
         matches = [r for r in repos if root == Path(r["path"]) or Path(r["path"]) in root.parents]
         repo = matches[0]["name"] if matches else ""
     if not repo:
-        raise CliError(f"init: {root} is not a registered repository — run `reporecall index {root}` or give --repo")
+        raise CliError(
+            f"init: {root} is not a registered repository — run `reporecall index {root}` or give --repo"
+        )
     hooks, mcp = claude_settings(server, repo)
     settings_path, mcp_path = root / ".claude" / "settings.json", root / ".mcp.json"
     settings = merge_settings(_read_json(settings_path), hooks)
@@ -358,6 +439,7 @@ def cmd_init(args: argparse.Namespace, client: GatewayClient | None) -> int:
 
 # --- watch ---------------------------------------------------------------------------------------------
 
+
 def cmd_watch(args: argparse.Namespace, client: GatewayClient) -> int:
     import watchfiles
 
@@ -372,6 +454,9 @@ def cmd_watch(args: argparse.Namespace, client: GatewayClient) -> int:
             continue
         started = time.perf_counter()
         reply = client.request("POST", "/api/ops/refresh", {"repo": repo, "paths": paths[:1000]})
-        print(f"re-indexed {reply.get('files_sent', 0)} file(s), removed {reply.get('files_deleted', 0)} "
-              f"in {(time.perf_counter() - started) * 1000:.0f} ms", flush=True)
+        print(
+            f"re-indexed {reply.get('files_sent', 0)} file(s), removed {reply.get('files_deleted', 0)} "
+            f"in {(time.perf_counter() - started) * 1000:.0f} ms",
+            flush=True,
+        )
     return 0

@@ -49,7 +49,9 @@ def build_parser() -> argparse.ArgumentParser:
     status.set_defaults(handler=cmd_status)
 
     index = commands.add_parser("index", help="register and index a repository")
-    index.add_argument("path", help="repository directory, or a git URL for the server to clone and keep pulled")
+    index.add_argument(
+        "path", help="repository directory, or a git URL for the server to clone and keep pulled"
+    )
     index.add_argument("--name", help="register under this name (default: git remote or directory name)")
     index.add_argument("--full", action="store_true", help="re-send every file, changed or not")
     index.add_argument("--json", action="store_true")
@@ -123,7 +125,9 @@ def cmd_token_issue(args: argparse.Namespace) -> int:
     except ValueError as exc:
         raise CliError(str(exc)) from None
     print(token)
-    print(f"reporecall: token for {args.user} — shown once; store it (e.g. REPORECALL_TOKEN)", file=sys.stderr)
+    print(
+        f"reporecall: token for {args.user} — shown once; store it (e.g. REPORECALL_TOKEN)", file=sys.stderr
+    )
     return 0
 
 
@@ -192,13 +196,18 @@ def cmd_up(args: argparse.Namespace) -> int:
 def _index_quietly(client: GatewayClient, path: str, name: str | None) -> None:
     try:
         final = run_index(client, path, name, full=False, show_progress=False)
-        print(f"reporecall: indexed {final.get('repo')}: {final.get('files_sent', 0)} files sent, "
-              f"{final.get('chunks', 0)} chunks, {final.get('errors', 0)} errors", flush=True)
+        print(
+            f"reporecall: indexed {final.get('repo')}: {final.get('files_sent', 0)} files sent, "
+            f"{final.get('chunks', 0)} chunks, {final.get('errors', 0)} errors",
+            flush=True,
+        )
     except CliError as exc:
         print(f"reporecall: indexing failed: {exc}", flush=True)
 
 
-def run_index(client: GatewayClient, path: str, name: str | None, full: bool, show_progress: bool) -> dict[str, Any]:
+def run_index(
+    client: GatewayClient, path: str, name: str | None, full: bool, show_progress: bool
+) -> dict[str, Any]:
     if re.match(r"^(https?|ssh|git|file)://|^[\w.-]+@[\w.-]+:", path):
         body = {"git_url": path, "name": name or ""}  # the server clones it and keeps it pulled
     else:
@@ -211,12 +220,19 @@ def run_index(client: GatewayClient, path: str, name: str | None, full: bool, sh
     if show_progress:
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-        with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                      TimeRemainingColumn(), transient=True) as bar:
+        with Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeRemainingColumn(),
+            transient=True,
+        ) as bar:
             task = bar.add_task(f"indexing {repo['name']}", total=None)
             for final in client.stream("POST", f"/api/repos/{repo['name']}/index", {"full": full}):
                 _raise_on_error(final)
-                bar.update(task, total=final.get("files_changed") or None, completed=final.get("files_sent", 0))
+                bar.update(
+                    task, total=final.get("files_changed") or None, completed=final.get("files_sent", 0)
+                )
     else:
         for final in client.stream("POST", f"/api/repos/{repo['name']}/index", {"full": full}):
             _raise_on_error(final)
@@ -229,26 +245,41 @@ def _raise_on_error(progress: dict[str, Any]) -> None:
 
 
 def cmd_index(args: argparse.Namespace) -> int:
-    final = run_index(_client(args), args.path, args.name, args.full, show_progress=not args.json and sys.stderr.isatty())
+    final = run_index(
+        _client(args), args.path, args.name, args.full, show_progress=not args.json and sys.stderr.isatty()
+    )
     if args.json:
         print(json.dumps(final))
     else:
-        print(f"indexed {final['repo']}: {final.get('files_scanned', 0)} files scanned, "
-              f"{final.get('files_sent', 0)} sent, {final.get('files_deleted', 0)} deleted, "
-              f"{final.get('chunks', 0)} chunks, {final.get('errors', 0)} errors")
+        print(
+            f"indexed {final['repo']}: {final.get('files_scanned', 0)} files scanned, "
+            f"{final.get('files_sent', 0)} sent, {final.get('files_deleted', 0)} deleted, "
+            f"{final.get('chunks', 0)} chunks, {final.get('errors', 0)} errors"
+        )
     return 1 if final.get("errors") else 0
 
 
 def cmd_search(args: argparse.Namespace) -> int:
-    reply = _client(args).request("POST", "/api/search", {
-        "query": args.query, "repo": args.repo or "", "cwd": os.getcwd(), "limit": args.limit, "mode": args.mode})
+    reply = _client(args).request(
+        "POST",
+        "/api/search",
+        {
+            "query": args.query,
+            "repo": args.repo or "",
+            "cwd": os.getcwd(),
+            "limit": args.limit,
+            "mode": args.mode,
+        },
+    )
     if args.json:
         print(json.dumps(reply, indent=2))
         return 0
     for hit in reply.get("hits", []):
         chunk = hit["chunk"]
-        print(f"{hit['score']:.3f}  {chunk['path']}:{chunk.get('start_line', 0)}-{chunk.get('end_line', 0)}  "
-              f"{chunk.get('kind', '').removeprefix('CHUNK_KIND_').lower()} {chunk.get('qualified_name', '')}")
+        print(
+            f"{hit['score']:.3f}  {chunk['path']}:{chunk.get('start_line', 0)}-{chunk.get('end_line', 0)}  "
+            f"{chunk.get('kind', '').removeprefix('CHUNK_KIND_').lower()} {chunk.get('qualified_name', '')}"
+        )
     return 0
 
 
@@ -266,10 +297,13 @@ def cmd_status(args: argparse.Namespace) -> int:
             print(f"{name:<9} {info['status']:<12} {info.get('address', '')}")
         for repo, routes in reply.get("savings", {}).items():
             for route, t in sorted(routes.items()):
-                print(f"savings   {repo} {route}: {t['replies']} replies, {t['injected']} tokens injected, "
-                      f"~{t['spared']} tokens of file reads spared")
+                print(
+                    f"savings   {repo} {route}: {t['replies']} replies, {t['injected']} tokens injected, "
+                    f"~{t['spared']} tokens of file reads spared"
+                )
     ok = reply["gateway"]["status"] == "SERVING" and all(
-        s["status"] == "SERVING" for s in reply.get("services", {}).values())
+        s["status"] == "SERVING" for s in reply.get("services", {}).values()
+    )
     return 0 if ok else 1
 
 

@@ -70,8 +70,12 @@ class Child:
     def spawn(self) -> None:
         log = open(self.log_path, "ab")  # noqa: SIM115 - handed to the child
         self.process = subprocess.Popen(
-            [sys.executable, "-m", self.module], env=self.env, stdout=log, stderr=subprocess.STDOUT,
-            stdin=subprocess.DEVNULL, start_new_session=True,
+            [sys.executable, "-m", self.module],
+            env=self.env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
         )
         log.close()
         self.started_at = time.monotonic()
@@ -93,7 +97,9 @@ class Child:
 def is_serving(address: str, timeout: float = 0.5) -> bool:
     with grpc.insecure_channel(address) as channel:
         try:
-            reply = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=timeout)
+            reply = health_pb2_grpc.HealthStub(channel).Check(
+                health_pb2.HealthCheckRequest(), timeout=timeout
+            )
         except grpc.RpcError:
             return False
     return bool(reply.status == health_pb2.HealthCheckResponse.SERVING)
@@ -116,8 +122,13 @@ class Supervisor:
         port = (lambda offset: self.base_port + offset) if self.base_port else (lambda offset: free_port())
         self.http_port = port(HTTP_OFFSET)
         addresses = {name: f"127.0.0.1:{port(offset)}" for name, _, offset in CHILDREN}
-        base_env = {**os.environ, **self.extra_env, "REPORECALL_DATA_DIR": str(self.data_dir),
-                    "REPORECALL_LOG_FORMAT": "json", "PYTHONUNBUFFERED": "1"}
+        base_env = {
+            **os.environ,
+            **self.extra_env,
+            "REPORECALL_DATA_DIR": str(self.data_dir),
+            "REPORECALL_LOG_FORMAT": "json",
+            "PYTHONUNBUFFERED": "1",
+        }
         for index, (name, module, _) in enumerate(CHILDREN):
             env = {
                 **base_env,
@@ -131,10 +142,16 @@ class Supervisor:
                 env.setdefault("REPORECALL_CLAUDE_PROJECTS_DIR", str(Path.home() / ".claude" / "projects"))
             if name == "gateway":
                 env |= {"REPORECALL_HTTP_PORT": str(self.http_port), "REPORECALL_LOCAL_TOKEN": self.token}
-            self.children.append(Child(
-                name, module, int(addresses[name].rsplit(":", 1)[1]), int(env["REPORECALL_METRICS_PORT"]), env,
-                self.data_dir / "logs" / f"{name}.log",
-            ))
+            self.children.append(
+                Child(
+                    name,
+                    module,
+                    int(addresses[name].rsplit(":", 1)[1]),
+                    int(env["REPORECALL_METRICS_PORT"]),
+                    env,
+                    self.data_dir / "logs" / f"{name}.log",
+                )
+            )
 
     def _local_token(self) -> str:
         path = self.data_dir / "local-token"
@@ -165,7 +182,9 @@ class Supervisor:
             if is_serving(child.address):
                 return
             time.sleep(0.1)
-        raise StartupError(f"{child.name} did not report SERVING within {READY_TIMEOUT:.0f} s; see {child.log_path}")
+        raise StartupError(
+            f"{child.name} did not report SERVING within {READY_TIMEOUT:.0f} s; see {child.log_path}"
+        )
 
     def write_run_file(self) -> None:
         info = {
@@ -173,8 +192,13 @@ class Supervisor:
             "token": self.token,
             "supervisor_pid": os.getpid(),
             "children": {
-                c.name: {"pid": c.process.pid if c.process else None, "address": c.address,
-                         "metrics_port": c.metrics_port, "restarts": c.restarts, "log": str(c.log_path)}
+                c.name: {
+                    "pid": c.process.pid if c.process else None,
+                    "address": c.address,
+                    "metrics_port": c.metrics_port,
+                    "restarts": c.restarts,
+                    "log": str(c.log_path),
+                }
                 for c in self.children
             },
         }

@@ -117,7 +117,7 @@ class TokenAuthenticator:
         return self._entries
 
     def authenticate(self, authorization: str | None) -> Principal | None:
-        if not authorization or not authorization[:7].lower() == "bearer ":
+        if not authorization or authorization[:7].lower() != "bearer ":
             return None
         presented = hash_token(authorization[7:].strip()).encode()
         found: str | None = None

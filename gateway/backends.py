@@ -27,11 +27,17 @@ T = TypeVar("T")
 
 
 # Codes that mean the service answered (the request was wrong or not supported): no breaker failure.
-_SERVICE_IS_UP = frozenset({
-    grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.NOT_FOUND, grpc.StatusCode.ALREADY_EXISTS,
-    grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.PERMISSION_DENIED, grpc.StatusCode.UNIMPLEMENTED,
-    grpc.StatusCode.OUT_OF_RANGE,
-})
+_SERVICE_IS_UP = frozenset(
+    {
+        grpc.StatusCode.INVALID_ARGUMENT,
+        grpc.StatusCode.NOT_FOUND,
+        grpc.StatusCode.ALREADY_EXISTS,
+        grpc.StatusCode.FAILED_PRECONDITION,
+        grpc.StatusCode.PERMISSION_DENIED,
+        grpc.StatusCode.UNIMPLEMENTED,
+        grpc.StatusCode.OUT_OF_RANGE,
+    }
+)
 
 
 class Unavailable(Exception):

@@ -25,11 +25,23 @@ from gateway import metrics
 from gateway.backends import Backends, Unavailable
 from gateway.domain.accounting import FileSize, token_savings
 from gateway.domain.assembly import (
-    AssembledContext, GraphFacts, MemoryItem, Staleness, SymbolRef, assemble_context, empty_context,
+    AssembledContext,
+    GraphFacts,
+    MemoryItem,
+    Staleness,
+    SymbolRef,
+    assemble_context,
+    empty_context,
 )
 from gateway.domain.fusion import (
-    CommunitySummary, HubSummary, Neighbour, architecture_overview, fuse_candidates, mentions_tests,
-    missing_content_ids, to_code_candidates,
+    CommunitySummary,
+    HubSummary,
+    Neighbour,
+    architecture_overview,
+    fuse_candidates,
+    mentions_tests,
+    missing_content_ids,
+    to_code_candidates,
 )
 from gateway.domain.routing import Route, RouteName, classify, resolve_follow_up
 from gateway.domain.sanitize import sanitize_prompt
@@ -108,7 +120,9 @@ class _Gathered:
 
 
 class ContextService:
-    def __init__(self, backends: Backends, repos: RepoDirectory, default_budget: int, backend_deadline: float):
+    def __init__(
+        self, backends: Backends, repos: RepoDirectory, default_budget: int, backend_deadline: float
+    ):
         self.backends = backends
         self.repos = repos
         self.default_budget = default_budget
@@ -150,27 +164,50 @@ class ContextService:
         await self._stage_one(repo, route, text, query, budget, gathered, degraded)
         await self._stage_two(repo, route, gathered, degraded)
         fused = fuse_candidates(
-            route, search=gathered.search, seeds=gathered.seeds, callers=gathered.callers,
-            callees=gathered.callees, hubs=gathered.hubs, active_files=query.active_files,
+            route,
+            search=gathered.search,
+            seeds=gathered.seeds,
+            callers=gathered.callers,
+            callees=gathered.callees,
+            hubs=gathered.hubs,
+            active_files=query.active_files,
             prefer_tests=mentions_tests(text),
         )
         await self._fetch_missing(repo, missing_content_ids(fused, limit=20), gathered, degraded)
         assembled = assemble_context(
-            route, to_code_candidates(fused, gathered.chunks), budget_tokens=budget, facts=gathered.facts,
-            memories=gathered.memories, staleness=staleness, overview=gathered.overview,
-            degraded=sorted(set(degraded)), repo=repo.name, repo_root=repo.path,
+            route,
+            to_code_candidates(fused, gathered.chunks),
+            budget_tokens=budget,
+            facts=gathered.facts,
+            memories=gathered.memories,
+            staleness=staleness,
+            overview=gathered.overview,
+            degraded=sorted(set(degraded)),
+            repo=repo.name,
+            repo_root=repo.path,
         )
         result.degraded = sorted(set(degraded))
         result.partial = bool(result.degraded)
-        result.signals = {"search": gathered.search_scores, "seeds": [s.qualified_name for s in gathered.seeds]}
+        result.signals = {
+            "search": gathered.search_scores,
+            "seeds": [s.qualified_name for s in gathered.seeds],
+        }
         self._observe(repo, query, route, assembled)
         self._spawn(self._account(repo, str(route.name), assembled))
         return self._finish(result, assembled, started)
 
     # -- stages -------------------------------------------------------------------------------------
 
-    async def _stage_one(self, repo: RepoInfo, route: Route, text: str, query: ContextQuery, budget: int,
-                         gathered: _Gathered, degraded: list[str]) -> None:
+    async def _stage_one(
+        self,
+        repo: RepoInfo,
+        route: Route,
+        text: str,
+        query: ContextQuery,
+        budget: int,
+        gathered: _Gathered,
+        degraded: list[str],
+    ) -> None:
         jobs: list[Awaitable[None]] = [
             self._search(repo, text, gathered, degraded),
             self._resolve_seeds(repo, route.symbol_seeds[:3], gathered, degraded),
@@ -180,7 +217,9 @@ class ContextService:
             jobs.append(self._communities(repo, gathered, degraded))
         await asyncio.gather(*jobs)
 
-    async def _stage_two(self, repo: RepoInfo, route: Route, gathered: _Gathered, degraded: list[str]) -> None:
+    async def _stage_two(
+        self, repo: RepoInfo, route: Route, gathered: _Gathered, degraded: list[str]
+    ) -> None:
         seed = gathered.seeds[0] if gathered.seeds else None
         inferred = False
         if seed is None and route.name in (RouteName.FLOW, RouteName.BUG) and gathered.search:
@@ -190,8 +229,9 @@ class ContextService:
         if seed is None:
             return
         up, down = (2, 2) if route.name in (RouteName.FLOW, RouteName.BUG) else (1, 1)
-        request = graph_pb2.CallTreeRequest(repo=repo.name, seed=graph_pb2.SymbolRef(id=seed.id), up=up, down=down,
-                                            branch=6)
+        request = graph_pb2.CallTreeRequest(
+            repo=repo.name, seed=graph_pb2.SymbolRef(id=seed.id), up=up, down=down, branch=6
+        )
         tree = await self._call("graph", self.backends.graph.CallTree, request, degraded)
         if tree is None:
             return
@@ -204,12 +244,21 @@ class ContextService:
                 callers.append(SymbolRef(caller.qualified_name, caller.path, edge.line, caller.kind.value))
             elif edge.caller_id == seed.id and edge.callee_id in symbols:
                 callee = symbols[edge.callee_id][0]
-                callees.append(SymbolRef(callee.qualified_name, callee.path, callee.start_line, callee.kind.value))
+                callees.append(
+                    SymbolRef(callee.qualified_name, callee.path, callee.start_line, callee.kind.value)
+                )
         alternatives = [symbol_from_pb(s) for s in tree.alternatives]
-        definitions = tuple(SymbolRef(s.qualified_name, s.path, s.start_line, s.kind.value)
-                            for s in [seed, *alternatives[:3]])
-        gathered.facts.append(GraphFacts(seed=seed.qualified_name, definitions=definitions,
-                                         callers=tuple(_unique(callers)), callees=tuple(_unique(callees))))
+        definitions = tuple(
+            SymbolRef(s.qualified_name, s.path, s.start_line, s.kind.value) for s in [seed, *alternatives[:3]]
+        )
+        gathered.facts.append(
+            GraphFacts(
+                seed=seed.qualified_name,
+                definitions=definitions,
+                callers=tuple(_unique(callers)),
+                callees=tuple(_unique(callees)),
+            )
+        )
         if inferred:
             return  # a guessed seed earns facts (names and lines) but not its neighbours' code
         for symbol, depth in symbols.values():
@@ -220,11 +269,13 @@ class ContextService:
 
     # -- backend calls ------------------------------------------------------------------------------
 
-    async def _call(self, service: str, fn: Callable[..., Awaitable[T]], request: Any,
-                    degraded: list[str]) -> T | None:
+    async def _call(
+        self, service: str, fn: Callable[..., Awaitable[T]], request: Any, degraded: list[str]
+    ) -> T | None:
         try:
-            return await asyncio.wait_for(self.backends.call(service, fn, request, self.deadline),
-                                          self.deadline + 0.05)
+            return await asyncio.wait_for(
+                self.backends.call(service, fn, request, self.deadline), self.deadline + 0.05
+            )
         except (Unavailable, TimeoutError) as exc:
             degraded.append(service)
             log.warning("backend.degraded", backend=service, reason=str(exc) or "deadline")
@@ -233,8 +284,12 @@ class ContextService:
         return None
 
     async def _search(self, repo: RepoInfo, text: str, gathered: _Gathered, degraded: list[str]) -> None:
-        reply = await self._call("search", self.backends.search.Search,
-                                 search_pb2.SearchRequest(query=text, repo=repo.name, limit=20), degraded)
+        reply = await self._call(
+            "search",
+            self.backends.search.Search,
+            search_pb2.SearchRequest(query=text, repo=repo.name, limit=20),
+            degraded,
+        )
         if reply is None:
             return
         for hit in reply.hits:
@@ -243,15 +298,25 @@ class ContextService:
             gathered.chunks[chunk.id] = chunk
             signals = hit.signals
             gathered.search_scores[chunk.id] = {
-                "score": round(hit.score, 5), "keyword_rank": signals.keyword_rank,
-                "vector_rank": signals.vector_rank, "fused": round(signals.fused, 5),
-                "adjustment": round(signals.adjustment, 3)}
+                "score": round(hit.score, 5),
+                "keyword_rank": signals.keyword_rank,
+                "vector_rank": signals.vector_rank,
+                "fused": round(signals.fused, 5),
+                "adjustment": round(signals.adjustment, 3),
+            }
 
-    async def _resolve_seeds(self, repo: RepoInfo, names: tuple[str, ...], gathered: _Gathered,
-                             degraded: list[str]) -> None:
+    async def _resolve_seeds(
+        self, repo: RepoInfo, names: tuple[str, ...], gathered: _Gathered, degraded: list[str]
+    ) -> None:
         async def one(name: str) -> list[Chunk]:
-            reply = await self._call("search", self.backends.search.FindSymbols, search_pb2.FindSymbolsRequest(
-                repo=repo.name, name=name, match=search_pb2.SYMBOL_MATCH_EXACT, limit=3), degraded)
+            reply = await self._call(
+                "search",
+                self.backends.search.FindSymbols,
+                search_pb2.FindSymbolsRequest(
+                    repo=repo.name, name=name, match=search_pb2.SYMBOL_MATCH_EXACT, limit=3
+                ),
+                degraded,
+            )
             return [chunk_from_pb(c) for c in reply.symbols] if reply else []
 
         for found in await asyncio.gather(*(one(name) for name in names)):
@@ -260,37 +325,79 @@ class ContextService:
                     continue  # seeds are definitions; a file-level match is not one
                 gathered.seeds.append(chunk.symbol())
 
-    async def _recall(self, repo: RepoInfo, text: str, query: ContextQuery, budget: int, gathered: _Gathered,
-                      degraded: list[str]) -> None:
-        request = memory_pb2.RecallRequest(repo=repo.name, query=text[:2000], branch=query.branch,
-                                           user=query.user, budget_tokens=max(1, budget // 4), limit=6,
-                                           repo_path=repo.path if not repo.managed else "")
+    async def _recall(
+        self,
+        repo: RepoInfo,
+        text: str,
+        query: ContextQuery,
+        budget: int,
+        gathered: _Gathered,
+        degraded: list[str],
+    ) -> None:
+        request = memory_pb2.RecallRequest(
+            repo=repo.name,
+            query=text[:2000],
+            branch=query.branch,
+            user=query.user,
+            budget_tokens=max(1, budget // 4),
+            limit=6,
+            repo_path=repo.path if not repo.managed else "",
+        )
         reply = await self._call("memory", self.backends.memory.Recall, request, degraded)
         for recalled in reply.memories if reply else []:
             memory = recalled.memory
-            gathered.memories.append(MemoryItem(memory.id, memory.name, MEMORY_CLASS_NAMES.get(
-                getattr(memory, "class"), "fact"), memory.body, recalled.score))
+            gathered.memories.append(
+                MemoryItem(
+                    memory.id,
+                    memory.name,
+                    MEMORY_CLASS_NAMES.get(getattr(memory, "class"), "fact"),
+                    memory.body,
+                    recalled.score,
+                )
+            )
 
     async def _communities(self, repo: RepoInfo, gathered: _Gathered, degraded: list[str]) -> None:
-        reply = await self._call("graph", self.backends.graph.Communities,
-                                 graph_pb2.CommunitiesRequest(repo=repo.name, limit=8), degraded)
+        reply = await self._call(
+            "graph",
+            self.backends.graph.Communities,
+            graph_pb2.CommunitiesRequest(repo=repo.name, limit=8),
+            degraded,
+        )
         if reply is None:
             return
         labels = {c.id: c.label for c in reply.communities}
-        summaries = [CommunitySummary(c.label, c.size, tuple(c.dominant_paths),
-                                      tuple(s.qualified_name for s in c.top_symbols)) for c in reply.communities]
-        hubs = [HubSummary(h.symbol.qualified_name, h.symbol.path, h.symbol.start_line, h.in_degree, h.out_degree,
-                           labels.get(h.community, "")) for h in reply.hubs]
+        summaries = [
+            CommunitySummary(
+                c.label, c.size, tuple(c.dominant_paths), tuple(s.qualified_name for s in c.top_symbols)
+            )
+            for c in reply.communities
+        ]
+        hubs = [
+            HubSummary(
+                h.symbol.qualified_name,
+                h.symbol.path,
+                h.symbol.start_line,
+                h.in_degree,
+                h.out_degree,
+                labels.get(h.community, ""),
+            )
+            for h in reply.hubs
+        ]
         gathered.overview = architecture_overview(summaries, hubs, repo_root=repo.path)
         gathered.hubs = [symbol_from_pb(h.symbol) for h in reply.hubs[:6]]
 
-    async def _fetch_missing(self, repo: RepoInfo, ids: list[str], gathered: _Gathered,
-                             degraded: list[str]) -> None:
+    async def _fetch_missing(
+        self, repo: RepoInfo, ids: list[str], gathered: _Gathered, degraded: list[str]
+    ) -> None:
         ids = [i for i in ids if i not in gathered.chunks]
         if not ids:
             return
-        reply = await self._call("search", self.backends.search.GetChunks,
-                                 search_pb2.GetChunksRequest(repo=repo.name, ids=ids), degraded)
+        reply = await self._call(
+            "search",
+            self.backends.search.GetChunks,
+            search_pb2.GetChunksRequest(repo=repo.name, ids=ids),
+            degraded,
+        )
         for message in reply.chunks if reply else []:
             chunk = chunk_from_pb(message)
             gathered.chunks[chunk.id] = chunk
@@ -310,19 +417,32 @@ class ContextService:
 
     async def _refresh_status(self, repo: RepoInfo) -> None:
         with contextlib.suppress(Exception):
-            reply = await self.backends.call("indexer", self.backends.indexer.RepoStatus,
-                                             indexer_pb2.RepoStatusRequest(repo=repo.name), 5.0)
-            self._status[repo.name] = (time.monotonic(), Staleness(
-                reply.indexed_commit, reply.head_commit, tuple(reply.dirty_files[:20])))
+            reply = await self.backends.call(
+                "indexer",
+                self.backends.indexer.RepoStatus,
+                indexer_pb2.RepoStatusRequest(repo=repo.name),
+                5.0,
+            )
+            self._status[repo.name] = (
+                time.monotonic(),
+                Staleness(reply.indexed_commit, reply.head_commit, tuple(reply.dirty_files[:20])),
+            )
             self._branches[repo.name] = reply.branch
 
-    def _observe(self, repo: RepoInfo, query: ContextQuery, route: Route, assembled: AssembledContext) -> None:
+    def _observe(
+        self, repo: RepoInfo, query: ContextQuery, route: Route, assembled: AssembledContext
+    ) -> None:
         if not query.session_id:
             return
         request = memory_pb2.ObserveRequest(
-            repo=repo.name, session_id=query.session_id, branch=query.branch, user=query.user,
-            prompt=query.prompt[:2000], route=str(route.name),
-            hit_paths=sorted({i.path for i in assembled.items if i.section == "code"})[:20])
+            repo=repo.name,
+            session_id=query.session_id,
+            branch=query.branch,
+            user=query.user,
+            prompt=query.prompt[:2000],
+            route=str(route.name),
+            hit_paths=sorted({i.path for i in assembled.items if i.section == "code"})[:20],
+        )
         self._spawn(self.backends.call("memory", self.backends.memory.Observe, request, 2.0))
 
     async def _account(self, repo: RepoInfo, route: str, assembled: AssembledContext) -> None:
@@ -330,8 +450,12 @@ class ContextService:
         paths = sorted({i.path for i in assembled.items if i.section == "code"})
         missing = [p for p in paths if (repo.name, p) not in self._file_sizes]
         for path in missing[:10]:
-            reply = await self.backends.call("search", self.backends.search.FileChunks,
-                                             search_pb2.FileChunksRequest(repo=repo.name, path=path), 2.0)
+            reply = await self.backends.call(
+                "search",
+                self.backends.search.FileChunks,
+                search_pb2.FileChunksRequest(repo=repo.name, path=path),
+                2.0,
+            )
             tokens = sum(count_tokens(c.content) for c in reply.chunks)
             lines = max((c.end_line for c in reply.chunks), default=0)
             self._file_sizes[(repo.name, path)] = FileSize(path, lines, tokens)
@@ -341,7 +465,9 @@ class ContextService:
         savings = token_savings(assembled.tokens, assembled.items, sizes)
         metrics.TOKENS_INJECTED.labels(repo.name, route).inc(savings.injected_tokens)
         metrics.TOKENS_SPARED.labels(repo.name, route).inc(savings.spared_tokens)
-        totals = self.savings.setdefault(repo.name, {}).setdefault(route, {"replies": 0, "injected": 0, "spared": 0})
+        totals = self.savings.setdefault(repo.name, {}).setdefault(
+            route, {"replies": 0, "injected": 0, "spared": 0}
+        )
         totals["replies"] += 1
         totals["injected"] += savings.injected_tokens
         totals["spared"] += savings.spared_tokens
@@ -378,8 +504,18 @@ class ContextService:
 
 
 def _item(item: Any) -> ContextItem:
-    return ContextItem(item.path, item.symbol, item.start_line, item.end_line, item.kind, round(item.score, 5),
-                       item.tokens, item.reason, item.chunk_id, getattr(item, "note", ""))
+    return ContextItem(
+        item.path,
+        item.symbol,
+        item.start_line,
+        item.end_line,
+        item.kind,
+        round(item.score, 5),
+        item.tokens,
+        item.reason,
+        item.chunk_id,
+        getattr(item, "note", ""),
+    )
 
 
 def _unique(refs: list[SymbolRef]) -> list[SymbolRef]:

@@ -244,15 +244,18 @@ def build_http_app(
         started = time.perf_counter()
         try:
             data = await _read_json(request)
-            repo = await service.repos.resolve(request.headers.get("x-reporecall-repo") or None,
-                                               _str(data, "cwd", max_len=4096) or None)
+            repo = await service.repos.resolve(
+                request.headers.get("x-reporecall-repo") or None, _str(data, "cwd", max_len=4096) or None
+            )
             if repo is None:
                 return _json(200, {})
             text = await asyncio.wait_for(session.orientation(repo), hook_deadline)
             if not text:
                 return _json(200, {})
-            return _json(200, {"hookSpecificOutput": {"hookEventName": "SessionStart",
-                                                      "additionalContext": text[:10_000]}})
+            return _json(
+                200,
+                {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text[:10_000]}},
+            )
         except Exception as exc:  # a hook never fails a session: empty and valid
             metrics.HOOK_FAILURES.labels("SessionStart", type(exc).__name__).inc()
             log.warning("hook.session_start.failed", error=repr(exc))
@@ -346,7 +349,9 @@ def build_http_app(
 
     async def sync_repo(request: Request) -> Response:
         reply = await backends.call(
-            "indexer", backends.indexer.SyncRepo, indexer_pb2.SyncRepoRequest(repo=request.path_params["name"]),
+            "indexer",
+            backends.indexer.SyncRepo,
+            indexer_pb2.SyncRepoRequest(repo=request.path_params["name"]),
             900.0,
         )
         return _json(200, MessageToDict(reply, preserving_proto_field_name=True))
@@ -367,11 +372,15 @@ def build_http_app(
         except (ValueError, AttributeError):
             raise BadInput("body", "not a push event JSON object") from None
         remotes = {normalise_remote(url) for url in urls} - {""}
-        listing = await backends.call("indexer", backends.indexer.ListRepos, indexer_pb2.ListReposRequest(), 5.0)
+        listing = await backends.call(
+            "indexer", backends.indexer.ListRepos, indexer_pb2.ListReposRequest(), 5.0
+        )
         targets = [r.name for r in listing.repos if r.remote and r.remote in remotes]
         for name in targets:
             service.spawn(
-                backends.call("indexer", backends.indexer.SyncRepo, indexer_pb2.SyncRepoRequest(repo=name), 900.0)
+                backends.call(
+                    "indexer", backends.indexer.SyncRepo, indexer_pb2.SyncRepoRequest(repo=name), 900.0
+                )
             )
         return _json(202, {"syncing": targets})
 
@@ -406,7 +415,9 @@ def build_http_app(
 
     async def status(request: Request) -> Response:
         services = await backends.health()
-        return _json(200, {"gateway": {"status": "SERVING"}, "services": services, "savings": service.savings})
+        return _json(
+            200, {"gateway": {"status": "SERVING"}, "services": services, "savings": service.savings}
+        )
 
     routes = [
         Route("/healthz", health),

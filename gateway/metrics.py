@@ -35,6 +35,7 @@ TOKENS_INJECTED = Counter(
     "reporecall_context_injected_tokens_total", "Tokens injected into prompts.", ("repo", "route")
 )
 TOKENS_SPARED = Counter(
-    "reporecall_context_spared_tokens_total", "Estimated tokens of file reads the injected code spared.",
+    "reporecall_context_spared_tokens_total",
+    "Estimated tokens of file reads the injected code spared.",
     ("repo", "route"),
 )

@@ -28,8 +28,9 @@ class SessionStartService:
         self.deadline = deadline
 
     async def orientation(self, repo: RepoInfo) -> str:
-        profile, communities = await asyncio.gather(self._profile(repo), self._communities(repo),
-                                                    return_exceptions=True)
+        profile, communities = await asyncio.gather(
+            self._profile(repo), self._communities(repo), return_exceptions=True
+        )
         if isinstance(profile, BaseException):
             return ""
         files = [f.path for f in profile.files]
@@ -38,28 +39,46 @@ class SessionStartService:
             language_files[f.language] = language_files.get(f.language, 0) + 1
         test_files = [f.path for f in profile.files if f.is_test][:12]
         imports, scripts = await asyncio.gather(self._imports(repo, test_files), self._scripts(repo, files))
-        summary = summarize_conventions(RepoProfile(
-            repo=repo.name, files=files, language_files=language_files,
-            definitions=[chunk_from_pb(c) for c in profile.symbols], imports=imports, scripts=scripts,
-            communities=[] if isinstance(communities, BaseException) else communities,
-        ))
+        summary = summarize_conventions(
+            RepoProfile(
+                repo=repo.name,
+                files=files,
+                language_files=language_files,
+                definitions=[chunk_from_pb(c) for c in profile.symbols],
+                imports=imports,
+                scripts=scripts,
+                communities=[] if isinstance(communities, BaseException) else communities,
+            )
+        )
         head = ORIENTATION.format(repo=repo.name, files=len(files))
         return f"{head}\n\n{summary}".strip()
 
     async def _profile(self, repo: RepoInfo) -> search_pb2.RepoProfileResponse:
-        return await self.backends.call("search", self.backends.search.RepoProfile,
-                                        search_pb2.RepoProfileRequest(repo=repo.name), self.deadline)
+        return await self.backends.call(
+            "search",
+            self.backends.search.RepoProfile,
+            search_pb2.RepoProfileRequest(repo=repo.name),
+            self.deadline,
+        )
 
     async def _communities(self, repo: RepoInfo) -> list[tuple[str, int]]:
-        reply = await self.backends.call("graph", self.backends.graph.Communities,
-                                         graph_pb2.CommunitiesRequest(repo=repo.name, limit=6), self.deadline)
+        reply = await self.backends.call(
+            "graph",
+            self.backends.graph.Communities,
+            graph_pb2.CommunitiesRequest(repo=repo.name, limit=6),
+            self.deadline,
+        )
         return [(c.label, c.size) for c in reply.communities]
 
     async def _imports(self, repo: RepoInfo, paths: list[str]) -> list[Import]:
         async def one(path: str) -> list[Import]:
             try:
-                reply = await self.backends.call("graph", self.backends.graph.Imports,
-                                                 graph_pb2.ImportsRequest(repo=repo.name, path=path), self.deadline)
+                reply = await self.backends.call(
+                    "graph",
+                    self.backends.graph.Imports,
+                    graph_pb2.ImportsRequest(repo=repo.name, path=path),
+                    self.deadline,
+                )
             except Unavailable:
                 return []
             return [import_from_pb(i) for i in reply.imports]
@@ -73,9 +92,12 @@ class SessionStartService:
             if manifest not in files:
                 continue
             try:
-                reply = await self.backends.call("search", self.backends.search.FileChunks,
-                                                 search_pb2.FileChunksRequest(repo=repo.name, path=manifest),
-                                                 self.deadline)
+                reply = await self.backends.call(
+                    "search",
+                    self.backends.search.FileChunks,
+                    search_pb2.FileChunksRequest(repo=repo.name, path=manifest),
+                    self.deadline,
+                )
             except Unavailable:
                 continue
             text = "\n".join(c.content for c in sorted(reply.chunks, key=lambda c: c.start_line))

@@ -9,6 +9,7 @@ dashboards written for any gRPC service work unchanged. The interceptors also ca
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
@@ -23,14 +24,21 @@ _LABELS = ("grpc_type", "grpc_service", "grpc_method")
 _BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30)
 
 SERVER_STARTED = Counter("grpc_server_started_total", "RPCs started on the server.", _LABELS)
-SERVER_HANDLED = Counter("grpc_server_handled_total", "RPCs completed on the server.", (*_LABELS, "grpc_code"))
+SERVER_HANDLED = Counter(
+    "grpc_server_handled_total", "RPCs completed on the server.", (*_LABELS, "grpc_code")
+)
 SERVER_SECONDS = Histogram(
     "grpc_server_handling_seconds", "Time to handle an RPC on the server.", _LABELS, buckets=_BUCKETS
 )
 CLIENT_STARTED = Counter("grpc_client_started_total", "RPCs started by the client.", _LABELS)
-CLIENT_HANDLED = Counter("grpc_client_handled_total", "RPCs completed by the client.", (*_LABELS, "grpc_code"))
+CLIENT_HANDLED = Counter(
+    "grpc_client_handled_total", "RPCs completed by the client.", (*_LABELS, "grpc_code")
+)
 CLIENT_SECONDS = Histogram(
-    "grpc_client_handling_seconds", "Time until an RPC completed, seen by the client.", _LABELS, buckets=_BUCKETS
+    "grpc_client_handling_seconds",
+    "Time until an RPC completed, seen by the client.",
+    _LABELS,
+    buckets=_BUCKETS,
 )
 
 log = structlog.get_logger("grpc")
@@ -72,10 +80,10 @@ class ServerInterceptor(grpc.aio.ServerInterceptor):
         request_id = str(metadata.get(REQUEST_ID_HEADER) or new_request_id())
         deserializer = _tolerant(handler.request_deserializer)
         if handler.unary_unary:
-            kind, behaviour = "unary", _wrap_unary(handler.unary_unary, service, method, request_id, "unary")
+            behaviour = _wrap_unary(handler.unary_unary, service, method, request_id, "unary")
             return grpc.unary_unary_rpc_method_handler(behaviour, deserializer, handler.response_serializer)
         if handler.unary_stream:
-            kind, behaviour = "server_stream", _wrap_stream(handler.unary_stream, service, method, request_id)
+            behaviour = _wrap_stream(handler.unary_stream, service, method, request_id)
             return grpc.unary_stream_rpc_method_handler(behaviour, deserializer, handler.response_serializer)
         return handler  # client/bidi streaming is not used by our APIs; served unmeasured
 
@@ -108,13 +116,17 @@ def _begin(service: str, method: str, request_id: str, kind: str) -> float:
     return time.perf_counter()
 
 
-def _finish(service: str, method: str, kind: str, started: float, context: Any, error: BaseException | None) -> None:
+def _finish(
+    service: str, method: str, kind: str, started: float, context: Any, error: BaseException | None
+) -> None:
     elapsed = time.perf_counter() - started
     code = _code_name(context.code()) if context.code() is not None else ("UNKNOWN" if error else "OK")
     SERVER_HANDLED.labels(kind, service, method, code).inc()
     SERVER_SECONDS.labels(kind, service, method).observe(elapsed)
     level = log.error if code in ("UNKNOWN", "INTERNAL", "DATA_LOSS") else log.info
-    level("rpc", code=code, ms=round(elapsed * 1000, 2), **({"error": repr(error)} if code == "UNKNOWN" else {}))
+    level(
+        "rpc", code=code, ms=round(elapsed * 1000, 2), **({"error": repr(error)} if code == "UNKNOWN" else {})
+    )
     structlog.contextvars.unbind_contextvars("request_id", "rpc")
 
 
@@ -165,7 +177,9 @@ def _with_request_id(details: grpc.aio.ClientCallDetails) -> grpc.aio.ClientCall
 
 
 class _ClientMetrics:
-    async def _observe(self, details: grpc.aio.ClientCallDetails, kind: str, call: Any, started: float) -> None:
+    async def _observe(
+        self, details: grpc.aio.ClientCallDetails, kind: str, call: Any, started: float
+    ) -> None:
         service, method = split_method(details.method)
         try:
             code = _code_name(await call.code())
@@ -182,10 +196,8 @@ class UnaryUnaryClientInterceptor(_ClientMetrics, grpc.aio.UnaryUnaryClientInter
         CLIENT_STARTED.labels("unary", service, method).inc()
         started = time.perf_counter()
         call = await continuation(details, request)
-        try:
-            await call
-        except grpc.aio.AioRpcError:
-            pass  # the caller awaits the call and sees the error; we only count it
+        with contextlib.suppress(grpc.aio.AioRpcError):
+            await call  # the caller awaits the call too and sees the error; here it is only counted
         await self._observe(details, "unary", call, started)
         return call
 
@@ -214,7 +226,9 @@ def client_interceptors() -> list[grpc.aio.ClientInterceptor]:
 # --- Domain metrics shared by the store-owning services -------------------------------------------
 
 STORE_SECONDS = Histogram(
-    "reporecall_store_seconds", "Latency of store operations by store and operation.", ("store", "op"),
+    "reporecall_store_seconds",
+    "Latency of store operations by store and operation.",
+    ("store", "op"),
     buckets=(0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5),
 )
 DATA_DIR_FREE = Gauge("reporecall_data_dir_free_bytes", "Free bytes on the data directory's filesystem.")

@@ -125,8 +125,13 @@ async def serve(name: str, settings: SettingsT, bootstrap: Callable[[SettingsT],
     if parts.on_start:
         await parts.on_start()
     server, health, port = await start_grpc_server(name, settings, parts.servicers)
-    log.info("service.started", listen=settings.listen, port=port, metrics_port=metrics_port,
-             data_dir=str(settings.data_dir))
+    log.info(
+        "service.started",
+        listen=settings.listen,
+        port=port,
+        metrics_port=metrics_port,
+        data_dir=str(settings.data_dir),
+    )
     await stop.wait()
     log.info("service.stopping")
     await health.enter_graceful_shutdown()

@@ -91,4 +91,6 @@ def check_url_scheme(setting: str, url: str, allowed: dict[str, str]) -> str:
     if scheme in allowed:
         return scheme
     choices = ", ".join(f"{s}:// ({what})" if s else f"empty ({what})" for s, what in allowed.items())
-    raise ConfigError(f"{ENV_PREFIX}{setting.upper()}={url}", f"unknown store URL scheme '{scheme}'", f"use {choices}")
+    raise ConfigError(
+        f"{ENV_PREFIX}{setting.upper()}={url}", f"unknown store URL scheme '{scheme}'", f"use {choices}"
+    )

@@ -6,7 +6,9 @@ import re
 
 _WORD = re.compile(r"[A-Za-z0-9_$]+")
 # Boundaries inside an identifier: lower→Upper, ACRONYMWord, letter↔digit.
-_CAMEL = re.compile(r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=[0-9])|(?<=[0-9])(?=[A-Za-z])")
+_CAMEL = re.compile(
+    r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=[0-9])|(?<=[0-9])(?=[A-Za-z])"
+)
 
 
 def split_identifier(identifier: str) -> list[str]:

@@ -47,7 +47,11 @@ class Suite:
         log = open(data_dir / "up.log", "w")  # noqa: SIM115
         process = subprocess.Popen(
             [sys.executable, "-m", "cli.main", "--data-dir", str(data_dir), "up", "--base-port", "0"],
-            cwd=ROOT, env={**os.environ, **(env or {})}, stdout=log, stderr=subprocess.STDOUT, text=True,
+            cwd=ROOT,
+            env={**os.environ, **(env or {})},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            text=True,
         )
         suite = cls(data_dir, process, [])
         wait_for(lambda: "ready" in suite.log() or process.poll() is not None, timeout, "the suite to start")
@@ -82,7 +86,10 @@ class Suite:
     def cli(self, *args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
         return subprocess.run(
             [sys.executable, "-m", "cli.main", "--data-dir", str(self.data_dir), *args],
-            cwd=ROOT, capture_output=True, text=True, timeout=timeout,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
         )
 
     def service_log(self, name: str) -> str:

@@ -112,7 +112,8 @@ _WORD_STOP = _words(
 # Conversational prompts: every phrase must come from these lists for skip / follow-up.
 
 _SKIP_PHRASES = r"""
-    hi(?:\s+there)? | hello(?:\s+there)? | hey(?:\s+there)? | hiya | howdy | yo | greetings | good\s+(?:morning|afternoon|evening|night)
+    hi(?:\s+there)? | hello(?:\s+there)? | hey(?:\s+there)? | hiya | howdy | yo | greetings
+  | good\s+(?:morning|afternoon|evening|night)
   | morning | thanks?(?:\s+(?:you|u))?(?:\s+(?:so|very)\s+much|\s+a\s+(?:lot|ton|bunch)|\s+again)?
   | thank\s+you | thx | tysm | ty | cheers | many\s+thanks | much\s+appreciated | appreciate\s+(?:it|that)
   | (?:i\s+)?appreciate\s+(?:your|the)\s+help
@@ -121,7 +122,8 @@ _SKIP_PHRASES = r"""
   | great\s+job | good\s+job | nice\s+(?:work|job|one) | well\s+done | good\s+stuff | love\s+it | you\s+rock
   | you(?:'re|\s+are)\s+(?:the\s+best|awesome|great|a\s+star) | wow | haha | lol
   | bye | goodbye | see\s+(?:you|ya)(?:\s+later|\s+tomorrow)? | later | good\s+night | gn | cya
-  | that'?s\s+(?:all|it|everything)(?:\s+(?:i\s+need(?:ed)?|for\s+(?:now|today)))? | (?:we'?re|i'?m)\s+done(?:\s+for\s+(?:now|today))?
+  | that'?s\s+(?:all|it|everything)(?:\s+(?:i\s+need(?:ed)?|for\s+(?:now|today)))?
+  | (?:we'?re|i'?m)\s+done(?:\s+for\s+(?:now|today))?
   | done\s+for\s+(?:now|today) | nothing\s+else | no\s+that'?s\s+all | never\s*mind | nvm | no\s+worries
   | np | no\s+problem | all\s+good(?:\s+now)? | all\s+set | problem\s+solved | solved
   | (?:that|this|it)\s+(?:works|worked|did\s+it|did\s+the\s+trick|fixed\s+it|solved\s+it)(?:\s+now)?
@@ -133,7 +135,8 @@ _META_ITEMS = r"""
       | (?:answer|reply|respond)\s+(?:more\s+)?(?:briefly|concisely|shortly|in\s+\w+)
       | (?:answer|reply|respond|write)\s+(?:in\s+|with\s+)?(?:shorter|short|brief|briefer|concise)
         (?:\s+(?:messages|answers|replies|responses|form|sentences))?
-      | keep\s+(?:it|your\s+(?:answers?|replies|reply|responses?)|answers?|replies|responses?)\s+(?:short|shorter|brief)(?:er)?
+      | keep\s+(?:it|your\s+(?:answers?|replies|reply|responses?)|answers?|replies|responses?)
+        \s+(?:short|shorter|brief)(?:er)?
       | what'?s\s+the\s+weather(?:\s+like)?(?:\s+today)? | how\s+are\s+you(?:\s+doing)?(?:\s+today)?
       | (?:use\s+)?(?:shorter|less\s+verbose|fewer\s+words)(?:\s+answers?|\s+responses?)?
       | (?:explain|say)\s+(?:that|it|this)\s+(?:again|differently|more\s+simply)(?:\s+in\s+simpler\s+terms)?

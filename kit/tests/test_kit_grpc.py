@@ -32,8 +32,17 @@ class EchoRequestId:
 async def server(tmp_path: Path):
     settings = ServiceSettings(data_dir=tmp_path, listen="127.0.0.1:0")
     servicer: Any = GatewayServicer(EchoRequestId())  # type: ignore[arg-type]
-    srv, health, port = await start_grpc_server("test", settings, [
-        (gateway_pb2_grpc.add_GatewayServiceServicer_to_server, servicer, "reporecall.gateway.v1.GatewayService")])
+    srv, health, port = await start_grpc_server(
+        "test",
+        settings,
+        [
+            (
+                gateway_pb2_grpc.add_GatewayServiceServicer_to_server,
+                servicer,
+                "reporecall.gateway.v1.GatewayService",
+            )
+        ],
+    )
     yield f"127.0.0.1:{port}"
     await srv.stop(None)
 
@@ -43,7 +52,11 @@ def _value(name: str, **labels: str) -> float:
 
 
 async def test_request_id_travels_in_metadata_and_metrics_use_standard_names(server: str) -> None:
-    labels = {"grpc_type": "unary", "grpc_service": "reporecall.gateway.v1.GatewayService", "grpc_method": "Context"}
+    labels = {
+        "grpc_type": "unary",
+        "grpc_service": "reporecall.gateway.v1.GatewayService",
+        "grpc_method": "Context",
+    }
     before = _value("grpc_server_handled_total", **labels, grpc_code="OK")
     channel = open_channel(server)
     stub = gateway_pb2_grpc.GatewayServiceStub(channel)
@@ -60,7 +73,11 @@ async def test_request_id_travels_in_metadata_and_metrics_use_standard_names(ser
 
 
 async def test_invalid_argument_is_counted_with_its_code(server: str) -> None:
-    labels = {"grpc_type": "unary", "grpc_service": "reporecall.gateway.v1.GatewayService", "grpc_method": "Context"}
+    labels = {
+        "grpc_type": "unary",
+        "grpc_service": "reporecall.gateway.v1.GatewayService",
+        "grpc_method": "Context",
+    }
     before = _value("grpc_server_handled_total", **labels, grpc_code="INVALID_ARGUMENT")
     async with grpc.aio.insecure_channel(server) as channel:
         with pytest.raises(grpc.aio.AioRpcError) as error:
@@ -78,7 +95,8 @@ async def test_invalid_argument_is_counted_with_its_code(server: str) -> None:
 async def test_health_service_reports_serving(server: str) -> None:
     async with grpc.aio.insecure_channel(server) as channel:
         reply = await health_pb2_grpc.HealthStub(channel).Check(
-            health_pb2.HealthCheckRequest(service="reporecall.gateway.v1.GatewayService"))
+            health_pb2.HealthCheckRequest(service="reporecall.gateway.v1.GatewayService")
+        )
     assert reply.status == health_pb2.HealthCheckResponse.SERVING
 
 
@@ -86,12 +104,16 @@ async def test_an_undecodable_request_is_rejected_as_invalid_argument_not_unknow
     # Field 1 (prompt, a string) holding invalid UTF-8: protobuf refuses to parse it.
     raw = bytes([(1 << 3) | 2, 4]) + b"\xff\xfe\xc3\x28"
     async with grpc.aio.insecure_channel(server) as channel:
-        call = channel.unary_unary("/reporecall.gateway.v1.GatewayService/Context",
-                                   request_serializer=lambda b: b, response_deserializer=lambda b: b)
+        call = channel.unary_unary(
+            "/reporecall.gateway.v1.GatewayService/Context",
+            request_serializer=lambda b: b,
+            response_deserializer=lambda b: b,
+        )
         with pytest.raises(grpc.aio.AioRpcError) as raised:
             await call(raw, timeout=5)
         reply = await gateway_pb2_grpc.GatewayServiceStub(channel).Context(
-            gateway_pb2.ContextRequest(prompt="still serving", repo="r"), timeout=5)
+            gateway_pb2.ContextRequest(prompt="still serving", repo="r"), timeout=5
+        )
     assert raised.value.code() is grpc.StatusCode.INVALID_ARGUMENT
     assert raised.value.details().startswith("request: ")
     assert reply.text  # the next, well-formed call is served normally (the echo of its request id)

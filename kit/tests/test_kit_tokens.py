@@ -18,8 +18,12 @@ def test_truncate_respects_budget_and_prefers_line_ends() -> None:
 
 
 def test_encoding_loads_without_network() -> None:
-    env = {**os.environ, "HTTPS_PROXY": "http://127.0.0.1:9", "HTTP_PROXY": "http://127.0.0.1:9",
-           "TIKTOKEN_CACHE_DIR": "/nonexistent-cache"}
+    env = {
+        **os.environ,
+        "HTTPS_PROXY": "http://127.0.0.1:9",
+        "HTTP_PROXY": "http://127.0.0.1:9",
+        "TIKTOKEN_CACHE_DIR": "/nonexistent-cache",
+    }
     code = "from kit.tokens import count_tokens; print(count_tokens('offline tokens'))"
     result = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr

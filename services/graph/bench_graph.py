@@ -26,9 +26,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import grpc
-from reporecall.graph.v1 import graph_pb2, graph_pb2_grpc
 
 from kit.domain import CallSite, ChunkKind, Import, Symbol
+from reporecall.graph.v1 import graph_pb2, graph_pb2_grpc
 from services.graph.adapters.sqlite_graph_store import SqliteGraphStore
 from services.graph.domain.communities import count_edges, detect_communities, resolve_all
 from services.graph.engine import GraphEngine

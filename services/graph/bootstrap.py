@@ -5,11 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from reporecall.graph.v1 import graph_pb2_grpc
-
 from kit.metrics import TimedStore
 from kit.service import ServiceParts
 from kit.settings import ConfigError, check_url_scheme
+from reporecall.graph.v1 import graph_pb2_grpc
 
 from .engine import GraphEngine
 from .ports import GraphStore

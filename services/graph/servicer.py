@@ -14,9 +14,9 @@ from typing import Any, TypeVar
 import grpc
 import structlog
 from google.protobuf.timestamp_pb2 import Timestamp
-from reporecall.graph.v1 import graph_pb2, graph_pb2_grpc
 
 from kit.convert import call_site_from_pb, import_from_pb, import_to_pb, symbol_from_pb, symbol_to_pb
+from reporecall.graph.v1 import graph_pb2, graph_pb2_grpc
 
 from .domain.errors import InvalidArgument, StoreUnavailable, SymbolNotFound
 from .domain.model import CallEdge, CommunityReport, GraphNode, Resolution, SymbolRef

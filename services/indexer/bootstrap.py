@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import asyncio
-
 import multiprocessing
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
 
-from reporecall.indexer.v1 import indexer_pb2_grpc
-
 from kit.grpc_client import open_channel
 from kit.service import ServiceParts
 from kit.settings import ConfigError
+from reporecall.indexer.v1 import indexer_pb2_grpc
 from services.indexer.adapters.grpc_sinks import GrpcGraphSink, GrpcSearchSink
 from services.indexer.adapters.sqlite_manifest import SqliteManifest, manifest_path_from_url
 from services.indexer.engine import EngineConfig, IndexerEngine

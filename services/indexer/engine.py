@@ -28,7 +28,13 @@ import structlog
 from kit.domain import Chunk, Import
 from services.indexer import metrics
 from services.indexer.adapters.git_repo import (
-    GitError, clone, pull, read_branch, read_head, read_origin_url, validate_git_url,
+    GitError,
+    clone,
+    pull,
+    read_branch,
+    read_head,
+    read_origin_url,
+    validate_git_url,
 )
 from services.indexer.domain.changes import Candidate, dirty_paths, estimate_eta, plan_run
 from services.indexer.domain.model import (

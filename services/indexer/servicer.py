@@ -7,8 +7,8 @@ from datetime import datetime
 
 import grpc
 from google.protobuf.timestamp_pb2 import Timestamp
-from reporecall.indexer.v1 import indexer_pb2, indexer_pb2_grpc
 
+from reporecall.indexer.v1 import indexer_pb2, indexer_pb2_grpc
 from services.indexer.domain.model import (
     IndexPhase,
     IndexProgress,

@@ -5,11 +5,10 @@ from __future__ import annotations
 from datetime import timedelta
 from pathlib import Path
 
-from reporecall.memory.v1 import memory_pb2_grpc
-
 from kit.metrics import TimedStore
 from kit.service import ServiceParts
 from kit.settings import ConfigError, check_url_scheme
+from reporecall.memory.v1 import memory_pb2_grpc
 
 from .adapters.sqlite_index import SqliteMemoryIndex
 from .engine import EngineConfig, MemoryEngine

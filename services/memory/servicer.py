@@ -16,6 +16,7 @@ from typing import Any, TypeVar
 import grpc
 import structlog
 from google.protobuf.timestamp_pb2 import Timestamp
+
 from reporecall.memory.v1 import memory_pb2, memory_pb2_grpc
 
 from .domain.errors import InvalidField, MemoryNotFound, ReadOnlyMemory

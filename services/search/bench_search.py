@@ -26,9 +26,9 @@ from pathlib import Path
 
 import grpc
 import numpy as np
-from reporecall.search.v1 import search_pb2, search_pb2_grpc
 
 from kit.domain import Chunk
+from reporecall.search.v1 import search_pb2, search_pb2_grpc
 from services.search.adapters.numpy_vector_index import NumpyVectorIndex
 from services.search.adapters.onnx_embedder import OnnxEmbedder
 from services.search.adapters.sqlite_embedding_store import SqliteEmbeddingStore

@@ -7,11 +7,10 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from reporecall.search.v1 import search_pb2_grpc
-
 from kit.metrics import TimedStore
 from kit.service import ServiceParts
 from kit.settings import ConfigError, check_url_scheme
+from reporecall.search.v1 import search_pb2_grpc
 from services.search import metrics
 from services.search.adapters.sqlite_embedding_store import SqliteEmbeddingStore
 from services.search.adapters.sqlite_feedback_store import SqliteFeedbackStore

@@ -13,9 +13,9 @@ from typing import Any, TypeVar
 
 import grpc
 import structlog
-from reporecall.search.v1 import search_pb2, search_pb2_grpc
 
 from kit.convert import chunk_from_pb, chunk_to_pb, kind_from_pb
+from reporecall.search.v1 import search_pb2, search_pb2_grpc
 from services.search.domain.model import (
     InvalidRequest,
     NotFound,

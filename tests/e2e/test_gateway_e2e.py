@@ -24,8 +24,14 @@ SCHEMA = json.loads((ROOT / "gateway/tests/data/claude_code_settings.schema.json
 
 
 def prompt_payload(prompt: str, cwd: Path = SPINE) -> dict[str, str]:
-    return {"session_id": "s-1", "transcript_path": "/tmp/t.jsonl", "cwd": str(cwd),
-            "permission_mode": "default", "hook_event_name": "UserPromptSubmit", "prompt": prompt}
+    return {
+        "session_id": "s-1",
+        "transcript_path": "/tmp/t.jsonl",
+        "cwd": str(cwd),
+        "permission_mode": "default",
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": prompt,
+    }
 
 
 @pytest.fixture(scope="module")
@@ -33,9 +39,14 @@ def initialised(indexed: Suite, tmp_path_factory: pytest.TempPathFactory) -> Pat
     repo = tmp_path_factory.mktemp("initrepo") / "shop"
     shutil.copytree(SPINE, repo)
     (repo / ".claude").mkdir()
-    (repo / ".claude/settings.json").write_text(json.dumps(
-        {"permissions": {"allow": ["Bash(ls)"]},
-         "hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo theirs"}]}]}}))
+    (repo / ".claude/settings.json").write_text(
+        json.dumps(
+            {
+                "permissions": {"allow": ["Bash(ls)"]},
+                "hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command", "command": "echo theirs"}]}]},
+            }
+        )
+    )
     result = indexed.cli("init", "--dir", str(repo), "--repo", "shop", "--json")
     assert result.returncode == 0, result.stderr
     return repo
@@ -55,7 +66,9 @@ def test_init_writes_valid_claude_code_config_and_keeps_existing_entries(initial
 def test_init_twice_does_not_duplicate_hooks(indexed: Suite, initialised: Path) -> None:
     assert indexed.cli("init", "--dir", str(initialised), "--repo", "shop").returncode == 0
     settings = json.loads((initialised / ".claude/settings.json").read_text())
-    ours = [h for g in settings["hooks"]["SessionStart"] for h in g["hooks"] if "session-start" in json.dumps(h)]
+    ours = [
+        h for g in settings["hooks"]["SessionStart"] for h in g["hooks"] if "session-start" in json.dumps(h)
+    ]
     assert len(ours) == 1
 
 
@@ -65,13 +78,26 @@ def _session_start_command(repo: Path) -> str:
 
 
 def _run_hook(command: str, token: str, payload: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["bash", "-c", command], input=json.dumps(payload), capture_output=True, text=True,
-                          timeout=15, env={**os.environ, "REPORECALL_TOKEN": token})
+    return subprocess.run(
+        ["bash", "-c", command],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        timeout=15,
+        env={**os.environ, "REPORECALL_TOKEN": token},
+    )
 
 
-def test_session_start_curl_hook_returns_orientation_and_conventions(indexed: Suite, initialised: Path) -> None:
-    payload = {"session_id": "s-1", "transcript_path": "/tmp/t.jsonl", "cwd": str(initialised),
-               "hook_event_name": "SessionStart", "source": "startup"}
+def test_session_start_curl_hook_returns_orientation_and_conventions(
+    indexed: Suite, initialised: Path
+) -> None:
+    payload = {
+        "session_id": "s-1",
+        "transcript_path": "/tmp/t.jsonl",
+        "cwd": str(initialised),
+        "hook_event_name": "SessionStart",
+        "source": "startup",
+    }
     result = _run_hook(_session_start_command(initialised), indexed.token, payload)
     assert result.returncode == 0, result.stderr
     output = json.loads(result.stdout)["hookSpecificOutput"]
@@ -103,13 +129,26 @@ def test_explain_json_lists_route_and_injected_chunks(indexed: Suite) -> None:
 def test_graph_and_memory_commands(indexed: Suite) -> None:
     callers = json.loads(indexed.cli("graph", "callers", "order_total", "--repo", "shop", "--json").stdout)
     assert [n["symbol"]["qualified_name"] for n in callers["nodes"]] == ["checkout_cart"]
-    stored = indexed.cli("memory", "store", "Prices are rounded to cents after VAT, never before.",
-                         "--name", "rounding rule", "--class", "rule", "--repo", "shop", "--json")
+    stored = indexed.cli(
+        "memory",
+        "store",
+        "Prices are rounded to cents after VAT, never before.",
+        "--name",
+        "rounding rule",
+        "--class",
+        "rule",
+        "--repo",
+        "shop",
+        "--json",
+    )
     assert stored.returncode == 0, stored.stderr
-    recalled = json.loads(indexed.cli("memory", "recall", "when are prices rounded", "--repo", "shop",
-                                      "--json").stdout)
+    recalled = json.loads(
+        indexed.cli("memory", "recall", "when are prices rounded", "--repo", "shop", "--json").stdout
+    )
     assert any(m["memory"]["name"] == "rounding rule" for m in recalled["memories"])
-    reply = indexed.post("/hooks/prompt-context", prompt_payload("how is the VAT rounding done in order_total"))
+    reply = indexed.post(
+        "/hooks/prompt-context", prompt_payload("how is the VAT rounding done in order_total")
+    )
     assert "rounded to cents" in reply.json()["hookSpecificOutput"]["additionalContext"]
 
 

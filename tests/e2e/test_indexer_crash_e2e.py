@@ -35,7 +35,7 @@ def make_repo(root: Path) -> None:
         (pkg / f"m{i}.py").write_text(
             f'"""Module {i}."""\n\nfrom .m{nxt} import step_{nxt}\n\n\n'
             f"def helper(value):\n    return value + {i}\n\n\n"
-            f"def step_{i}(value):\n    \"\"\"Step {i} of the chain.\"\"\"\n"
+            f'def step_{i}(value):\n    """Step {i} of the chain."""\n'
             f"    if value > {i * 10}:\n        return helper(value)\n    return step_{nxt}(helper(value))\n\n\n"
             f"class Worker{i}:\n    def run(self, value):\n        return normalise(step_{i}(value)) * 2\n"
         )
@@ -48,8 +48,9 @@ def register(suite: Suite, name: str, path: Path) -> None:
 
 def index_and_kill(suite: Suite, name: str, fraction: float) -> bool:
     """Stream an index run; SIGKILL the indexer once `fraction` of the changed files were sent."""
-    with httpx.stream("POST", f"{suite.url}/api/repos/{name}/index", json={}, headers=suite.headers(),
-                      timeout=120) as reply:
+    with httpx.stream(
+        "POST", f"{suite.url}/api/repos/{name}/index", json={}, headers=suite.headers(), timeout=120
+    ) as reply:
         for line in reply.iter_lines():
             if not line.strip():
                 continue
@@ -63,12 +64,15 @@ def index_and_kill(suite: Suite, name: str, fraction: float) -> bool:
 
 def wait_for_indexer(suite: Suite, old_pid: int) -> None:
     wait_for(lambda: suite.pid("indexer") != old_pid, 30, "the indexer to be restarted")
-    wait_for(lambda: suite.get(f"/api/repos").status_code == 200, 30, "the restarted indexer to serve")
+    wait_for(lambda: suite.get("/api/repos").status_code == 200, 30, "the restarted indexer to serve")
 
 
 def contents(suite: Suite, name: str, root: Path) -> dict[str, object]:
     info = suite.run_info["children"]
-    with grpc.insecure_channel(info["search"]["address"]) as s, grpc.insecure_channel(info["graph"]["address"]) as g:
+    with (
+        grpc.insecure_channel(info["search"]["address"]) as s,
+        grpc.insecure_channel(info["graph"]["address"]) as g,
+    ):
         search = search_pb2_grpc.SearchServiceStub(s)
         graph = graph_pb2_grpc.GraphServiceStub(g)
         chunks: list[tuple[object, ...]] = []
@@ -84,8 +88,13 @@ def contents(suite: Suite, name: str, root: Path) -> dict[str, object]:
         "chunks": sorted(chunks),  # type: ignore[type-var]
         "search_chunks": stats.chunks,
         "search_files": stats.files,
-        "graph": (gstats.symbols, gstats.resolved_edges, gstats.ambiguous_edges, gstats.external_calls,
-                  gstats.imports),
+        "graph": (
+            gstats.symbols,
+            gstats.resolved_edges,
+            gstats.ambiguous_edges,
+            gstats.external_calls,
+            gstats.imports,
+        ),
     }
 
 

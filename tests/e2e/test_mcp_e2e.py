@@ -26,7 +26,9 @@ def _payload(result) -> dict:  # type: ignore[no-untyped-def]
 
 
 async def test_tools_over_streamable_http_with_bearer_auth(indexed: Suite) -> None:
-    http = httpx2.AsyncClient(headers={"Authorization": f"Bearer {indexed.token}", "X-Reporecall-Repo": "shop"})
+    http = httpx2.AsyncClient(
+        headers={"Authorization": f"Bearer {indexed.token}", "X-Reporecall-Repo": "shop"}
+    )
     async with http, Client(streamable_http_client(indexed.url + "/mcp", http_client=http)) as client:
         tools = await client.list_tools()
         assert {t.name for t in tools.tools} == TOOLS
@@ -51,5 +53,7 @@ async def test_tools_over_stdio_bridge(indexed: Suite) -> None:
     async with Client(params) as client:
         tools = await client.list_tools()
         assert {t.name for t in tools.tools} == TOOLS
-        found = _payload(await client.call_tool("search_code", {"query": "VAT rate of a country", "limit": 3}))
+        found = _payload(
+            await client.call_tool("search_code", {"query": "VAT rate of a country", "limit": 3})
+        )
         assert found["repo"] == "shop" and found["hits"]

@@ -17,7 +17,6 @@ from tests.suite import Suite, wait_for
 pytestmark = pytest.mark.e2e
 
 
-
 def hook_payload(prompt: str, cwd: Path) -> dict[str, str]:
     """What Claude Code sends a UserPromptSubmit hook (its stdin JSON, as an http hook's body)."""
     return {
@@ -36,12 +35,18 @@ def test_status_reports_every_process_serving(suite: Suite) -> None:
     status = json.loads(result.stdout)
     assert status["gateway"]["status"] == "SERVING"
     assert {name: s["status"] for name, s in status["services"].items()} == {
-        "indexer": "SERVING", "search": "SERVING", "graph": "SERVING", "memory": "SERVING"}
+        "indexer": "SERVING",
+        "search": "SERVING",
+        "graph": "SERVING",
+        "memory": "SERVING",
+    }
 
 
 def test_hook_returns_the_function_the_prompt_is_about(indexed: Suite) -> None:
-    reply = indexed.post("/hooks/prompt-context",
-                         hook_payload("how is the bulk discount applied to the unit price?", SPINE / "src"))
+    reply = indexed.post(
+        "/hooks/prompt-context",
+        hook_payload("how is the bulk discount applied to the unit price?", SPINE / "src"),
+    )
     assert reply.status_code == 200
     body = reply.json()
     assert set(body) == {"hookSpecificOutput"}
@@ -58,13 +63,17 @@ def test_hook_returns_the_function_the_prompt_is_about(indexed: Suite) -> None:
     gateway_lines = [json.loads(x) for x in indexed.service_log("gateway").splitlines() if request_id in x]
     assert any(line.get("path") == "/hooks/prompt-context" for line in gateway_lines)
     search_lines = [json.loads(x) for x in indexed.service_log("search").splitlines() if request_id in x]
-    assert any(line.get("rpc") == "reporecall.search.v1.SearchService/Search" for line in search_lines), \
+    assert any(line.get("rpc") == "reporecall.search.v1.SearchService/Search" for line in search_lines), (
         indexed.service_log("search")[-2000:]
+    )
 
 
 def test_hook_for_team_install_names_the_repo_in_a_header(indexed: Suite) -> None:
-    reply = indexed.post("/hooks/prompt-context", hook_payload("where is the shipping estimate computed", Path("/nowhere")),
-                         **{"X-Reporecall-Repo": "shop"})
+    reply = indexed.post(
+        "/hooks/prompt-context",
+        hook_payload("where is the shipping estimate computed", Path("/nowhere")),
+        **{"X-Reporecall-Repo": "shop"},
+    )
     context = reply.json()["hookSpecificOutput"]["additionalContext"]
     assert "export function estimateShipping" in context
 
@@ -83,7 +92,10 @@ def test_every_process_exposes_metrics_of_the_rpcs_it_served(indexed: Suite) -> 
         "graph": ['grpc_method="ReplaceFileGraph"'],
         "indexer": ['grpc_method="IndexRepo"', 'grpc_method="RegisterRepo"'],
         "memory": ['grpc_service="grpc.health.v1.Health"'],
-        "gateway": ["reporecall_hook_seconds_count", 'grpc_client_handled_total{grpc_code="OK",grpc_method="Search"'],
+        "gateway": [
+            "reporecall_hook_seconds_count",
+            'grpc_client_handled_total{grpc_code="OK",grpc_method="Search"',
+        ],
     }
     for name, needles in expectations.items():
         text = indexed.metrics(name)
@@ -117,15 +129,23 @@ def _up(data_dir: Path, *args: str, env: dict[str, str] | None = None):
 
     return subprocess.run(
         [sys.executable, "-m", "cli.main", "--data-dir", str(data_dir), "up", *args],
-        cwd=ROOT, env={**os.environ, **(env or {})}, capture_output=True, text=True, timeout=120,
+        cwd=ROOT,
+        env={**os.environ, **(env or {})},
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
 
 
 def test_unknown_store_url_scheme_stops_startup_with_one_clear_line(tmp_path: Path) -> None:
     result = _up(tmp_path, "--base-port", "0", env={"REPORECALL_KEYWORD_URL": "mongodb://db:27017"})
     assert result.returncode != 0
-    lines = [line for line in (result.stderr + result.stdout).splitlines() if "REPORECALL_KEYWORD_URL" in line]
-    assert lines and "unknown store URL scheme 'mongodb'" in lines[0] and "sqlite://" in lines[0], result.stderr
+    lines = [
+        line for line in (result.stderr + result.stdout).splitlines() if "REPORECALL_KEYWORD_URL" in line
+    ]
+    assert lines and "unknown store URL scheme 'mongodb'" in lines[0] and "sqlite://" in lines[0], (
+        result.stderr
+    )
 
 
 def test_port_in_use_stops_startup_naming_the_setting(tmp_path: Path) -> None:

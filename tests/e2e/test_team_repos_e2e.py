@@ -24,8 +24,14 @@ SECRET = "webhook-s3cret"
 
 
 def git(*args: str, cwd: Path) -> str:
-    env = {"GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t",
-           "GIT_COMMITTER_EMAIL": "t@t", "GIT_CONFIG_GLOBAL": "/dev/null", "PATH": "/usr/bin:/bin"}
+    env = {
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+        "GIT_CONFIG_GLOBAL": "/dev/null",
+        "PATH": "/usr/bin:/bin",
+    }
     return subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True, text=True).stdout
 
 
@@ -41,8 +47,9 @@ def team(tmp_path_factory: pytest.TempPathFactory):
     git("remote", "add", "origin", str(bare), cwd=work)
     gitconfig = base / "gitconfig"
     gitconfig.write_text(f'[url "file://{bare}"]\n\tinsteadOf = {URL}\n[safe]\n\tdirectory = *\n')
-    suite = Suite.start(base / "data", env={"REPORECALL_WEBHOOK_SECRET": SECRET,
-                                             "GIT_CONFIG_GLOBAL": str(gitconfig)})
+    suite = Suite.start(
+        base / "data", env={"REPORECALL_WEBHOOK_SECRET": SECRET, "GIT_CONFIG_GLOBAL": str(gitconfig)}
+    )
     yield suite, work
     suite.stop()
 
@@ -56,7 +63,9 @@ def push_function(work: Path, name: str) -> None:
 
 def found(suite: Suite, repo: str, symbol: str) -> bool:
     reply = suite.post("/api/search", {"query": symbol, "repo": repo, "mode": "keyword", "limit": 5})
-    return reply.status_code == 200 and any(h["chunk"]["qualified_name"] == symbol for h in reply.json()["hits"])
+    return reply.status_code == 200 and any(
+        h["chunk"]["qualified_name"] == symbol for h in reply.json()["hits"]
+    )
 
 
 def test_repo_registered_by_git_url_is_cloned_and_named_by_its_remote(team) -> None:
@@ -68,8 +77,11 @@ def test_repo_registered_by_git_url_is_cloned_and_named_by_its_remote(team) -> N
     assert repos[0]["managed"] is True and repos[0]["remote"] == "git.example.test/Team/Shop"
     assert found(suite, "git.example.test/Team/Shop", "apply_bulk_discount")
     # A laptop's clone of the same remote (ssh form) resolves to the same repo name.
-    reply = suite.post("/hooks/prompt-context", {"prompt": "bulk discount", "cwd": "/laptop/shop"},
-                       **{"X-Reporecall-Repo": "git.example.test/Team/Shop"})
+    reply = suite.post(
+        "/hooks/prompt-context",
+        {"prompt": "bulk discount", "cwd": "/laptop/shop"},
+        **{"X-Reporecall-Repo": "git.example.test/Team/Shop"},
+    )
     assert "apply_bulk_discount" in reply.json()["hookSpecificOutput"]["additionalContext"]
 
 

@@ -6,10 +6,10 @@ from collections.abc import AsyncIterator
 
 import grpc
 import pytest
-from reporecall.common.v1 import common_pb2
-from reporecall.graph.v1 import graph_pb2, graph_pb2_grpc
 
 from kit.convert import call_site_to_pb, import_to_pb, symbol_to_pb
+from reporecall.common.v1 import common_pb2
+from reporecall.graph.v1 import graph_pb2, graph_pb2_grpc
 from services.graph.adapters.sqlite_graph_store import SqliteGraphStore
 from services.graph.engine import GraphEngine
 from services.graph.servicer import GraphServicer

@@ -10,11 +10,11 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import TypeVar
 
 import grpc
-from reporecall.graph.v1 import graph_pb2, graph_pb2_grpc
-from reporecall.search.v1 import search_pb2, search_pb2_grpc
 
 from kit.convert import call_site_to_pb, chunk_to_pb, import_to_pb, symbol_to_pb
 from kit.domain import CallSite, Chunk, Import, Symbol
+from reporecall.graph.v1 import graph_pb2, graph_pb2_grpc
+from reporecall.search.v1 import search_pb2, search_pb2_grpc
 from services.indexer.ports import SinkUnavailable
 
 R = TypeVar("R")

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import grpc
 import pytest
-from reporecall.indexer.v1 import indexer_pb2, indexer_pb2_grpc
 
+from reporecall.indexer.v1 import indexer_pb2, indexer_pb2_grpc
 from services.indexer.servicer import IndexerServicer
 from services.indexer.tests.indexer_fakes import Rig, make_repo, make_rig, touch_later, write
 

@@ -6,9 +6,9 @@ from collections.abc import AsyncIterator
 
 import grpc
 import pytest
+
 from reporecall.memory.v1 import memory_pb2 as pb
 from reporecall.memory.v1 import memory_pb2_grpc
-
 from services.memory.engine import MemoryEngine
 from services.memory.servicer import MemoryServicer
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from reporecall.search.v1 import search_pb2
 
 from kit.settings import ConfigError
+from reporecall.search.v1 import search_pb2
 from services.search.adapters.numpy_vector_index import NumpyVectorIndex
 from services.search.adapters.sqlite_keyword_index import SqliteKeywordIndex
 from services.search.bootstrap import bootstrap, build_embedder, build_keyword_index, build_vector_index

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import grpc
 import pytest
-from reporecall.common.v1 import common_pb2
-from reporecall.search.v1 import search_pb2, search_pb2_grpc
 
 from kit.convert import chunk_to_pb
+from reporecall.common.v1 import common_pb2
+from reporecall.search.v1 import search_pb2, search_pb2_grpc
 from services.search.adapters.numpy_vector_index import NumpyVectorIndex
 from services.search.adapters.sqlite_embedding_store import SqliteEmbeddingStore
 from services.search.adapters.sqlite_feedback_store import SqliteFeedbackStore
