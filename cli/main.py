@@ -140,7 +140,7 @@ def cmd_token_revoke(args: argparse.Namespace) -> int:
 
 
 def cmd_token_list(args: argparse.Namespace) -> int:
-    records = _token_store(args).list()
+    records = _token_store(args).records()
     if args.json:
         print(json.dumps([r.__dict__ for r in records]))
     for r in records if not args.json else []:

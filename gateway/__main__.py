@@ -102,16 +102,19 @@ async def serve(settings: GatewaySettings) -> None:
             )
         ],
     )
-    tls = (
-        {"ssl_certfile": settings.tls_cert_file, "ssl_keyfile": settings.tls_key_file}
-        if settings.tls_cert_file and settings.tls_key_file
-        else {}
-    )
+    tls = bool(settings.tls_cert_file and settings.tls_key_file)
     config = uvicorn.Config(
-        app, log_config=None, access_log=False, lifespan="on", timeout_graceful_shutdown=5, **tls
+        app,
+        log_config=None,
+        access_log=False,
+        lifespan="on",
+        timeout_graceful_shutdown=5,
+        ssl_certfile=settings.tls_cert_file if tls else None,
+        ssl_keyfile=settings.tls_key_file if tls else None,
     )
     http = uvicorn.Server(config)
-    http.install_signal_handlers = lambda: None  # type: ignore[method-assign]  # we own the signals
+    # This process owns SIGTERM/SIGINT (termination_event): uvicorn must not take them over.
+    http.capture_signals = contextlib.nullcontext  # type: ignore[method-assign,assignment]
     http_task = asyncio.create_task(http.serve(sockets=[sock]))
     log.info(
         "service.started",

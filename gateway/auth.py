@@ -78,7 +78,7 @@ class TokenStore:
                 )
             return cursor.rowcount
 
-    def list(self) -> list[TokenRecord]:
+    def records(self) -> list[TokenRecord]:
         with self._connect() as db:
             rows = db.execute("SELECT id, user, created, revoked, hint FROM tokens ORDER BY id").fetchall()
         return [TokenRecord(*row) for row in rows]

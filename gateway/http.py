@@ -283,7 +283,7 @@ def build_http_app(
             200,
             await ops.search(
                 repo,
-                data.get("query"),
+                data.get("query", ""),  # validated by Operations.search (type, length)
                 data.get("limit", 10),
                 data.get("mode", "hybrid"),
                 data.get("path_prefix", "") or "",

@@ -28,11 +28,11 @@ class SessionStartService:
         self.deadline = deadline
 
     async def orientation(self, repo: RepoInfo) -> str:
-        profile, communities = await asyncio.gather(
-            self._profile(repo), self._communities(repo), return_exceptions=True
-        )
-        if isinstance(profile, BaseException):
+        found = await asyncio.gather(self._profile(repo), self._communities(repo), return_exceptions=True)
+        if isinstance(found[0], BaseException):
             return ""
+        profile: search_pb2.RepoProfileResponse = found[0]
+        communities: list[tuple[str, int]] = [] if isinstance(found[1], BaseException) else found[1]
         files = [f.path for f in profile.files]
         language_files: dict[str, int] = {}
         for f in profile.files:
@@ -47,7 +47,7 @@ class SessionStartService:
                 definitions=[chunk_from_pb(c) for c in profile.symbols],
                 imports=imports,
                 scripts=scripts,
-                communities=[] if isinstance(communities, BaseException) else communities,
+                communities=communities,
             )
         )
         head = ORIENTATION.format(repo=repo.name, files=len(files))
