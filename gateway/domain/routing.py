@@ -395,6 +395,13 @@ _RULES: dict[RouteName, list[tuple[float, str, str]]] = {
             r"\bdesign\s+(?:patterns?|decisions?|of)\b|\boverall\s+design\b|\bdiagram\b|\bconventions?\b|"
             r"\bsummari[sz]e\s+the\s+(?:repo|repository|codebase|project)\b|\bservices\b.{0,40}\bown\b",
         ),
+        (
+            3.0,
+            "how a part is organised",
+            r"\borgani[sz]ed\b|\bhierarchy\b|\brelationship\s+between\b|\bhave\s+in\s+common\b|"
+            r"\bput\s+together\b|\bwho\s+owns\b|\bimplemented\s+internally\b|"
+            r"\b(?:variants?|flavou?rs?)\b.{0,40}\bdiffer\b|\bdiffer\w*\b.{0,40}\b(?:variants?|flavou?rs?)\b",
+        ),
         (1.5, "module-level nouns", r"\b(?:packages|modules|services|components|layers|subsystems)\b"),
     ],
     RouteName.LOOKUP: [
