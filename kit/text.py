@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 _WORD = re.compile(r"[A-Za-z0-9_$]+")
+_SEPARATORS = re.compile(r"[_$]+")
 # Boundaries inside an identifier: lower→Upper, ACRONYMWord, letter↔digit.
 _CAMEL = re.compile(
     r"(?<=[a-z0-9])(?=[A-Z])|(?<=[A-Z])(?=[A-Z][a-z])|(?<=[A-Za-z])(?=[0-9])|(?<=[0-9])(?=[A-Za-z])"
@@ -13,11 +15,29 @@ _CAMEL = re.compile(
 
 def split_identifier(identifier: str) -> list[str]:
     """`validateUserInput` → [validate, user, input]; `HTTPServer_v2` → [http, server, v, 2]."""
+    return list(_parts(identifier))
+
+
+@lru_cache(maxsize=1 << 16)
+def _parts(identifier: str) -> tuple[str, ...]:
     parts: list[str] = []
-    for piece in re.split(r"[_$]+", identifier):
+    for piece in _SEPARATORS.split(identifier):
         if piece:
             parts.extend(p.lower() for p in _CAMEL.split(piece) if p)
-    return parts
+    return tuple(parts)
+
+
+@lru_cache(maxsize=1 << 16)
+def _expand(token: str) -> tuple[str, ...]:
+    """A token's words for indexing: itself lowercased, then its identifier parts when it has several.
+
+    Cached: code repeats the same identifiers endlessly, and splitting is the hot path of indexing.
+    """
+    lowered = token.lower()
+    parts = _parts(token)
+    if len(parts) > 1 or (parts and parts[0] != lowered):
+        return (lowered, *parts)
+    return (lowered,)
 
 
 def code_words(text: str) -> list[str]:
@@ -28,11 +48,7 @@ def code_words(text: str) -> list[str]:
     """
     words: list[str] = []
     for token in _WORD.findall(text):
-        lowered = token.lower()
-        words.append(lowered)
-        parts = split_identifier(token)
-        if len(parts) > 1 or (parts and parts[0] != lowered):
-            words.extend(parts)
+        words.extend(_expand(token))
     return words
 
 

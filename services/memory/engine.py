@@ -511,6 +511,7 @@ class MemoryEngine:
             for memory_id in doomed:
                 folder.delete(memory_id)
             touched.extend(doomed)
+            self._forget_pending_use(repo, doomed)
             self._reindex_team(repo, folder, touched)
             doomed_set = set(doomed)
             # `entries` was listed after the write, so it includes the new observation.
@@ -759,6 +760,17 @@ class MemoryEngine:
                 self._pending_usage.setdefault(ns, Counter())[memory_id] += 1
                 self._pending_last_used.setdefault(ns, {})[memory_id] = when
 
+    def _forget_pending_use(self, ns: str, memory_ids: list[str]) -> None:
+        """Drop unflushed counts of memories that no longer exist (pruned working memory): each prompt makes
+        a new working id, so keeping them would grow without bound under steady traffic."""
+        with self._usage_lock:
+            counts, last_used = self._pending_usage.get(ns), self._pending_last_used.get(ns)
+            for memory_id in memory_ids:
+                if counts is not None:
+                    counts.pop(memory_id, None)
+                if last_used is not None:
+                    last_used.pop(memory_id, None)
+
     def _with_pending_uses(self, candidates: list[Candidate]) -> list[Candidate]:
         with self._usage_lock:
             if not self._pending_usage:
@@ -783,6 +795,9 @@ class MemoryEngine:
             entry["last_used"] = max(float(entry.get("last_used", 0.0)), last_used.get(memory_id, 0.0))
         if keep is not None:
             usage = {k: v for k, v in usage.items() if k in keep}
+        else:  # pruned working memories leave their counts behind; one per prompt, so drop them here
+            usage = {k: v for k, v in usage.items()
+                     if parse_working_id(k) is None or folder.file_for(k).exists()}
         if usage or folder.usage_mtime_ns():
             folder.write_usage(usage)
         self._load_usage(ns, folder, folder.usage_mtime_ns(), usage)

@@ -244,7 +244,8 @@ def test_searching_one_repository_never_returns_another_repositorys_chunks(shop:
         assert all(h["chunk"]["repo"] == "shop" and not leaks_harbor(json.dumps(h)) for h in hits), hits
     symbols = shop.post("/api/ops/find_symbol", {"repo": "shop", "name": "lighthousezq_step_1"}).json()
     assert not symbols.get("symbols"), symbols
-    for op, arguments in [("callers", {"symbol": "lighthousezq_step_1"}), ("callees", {"symbol": "lighthousezq_step_0"}),
+    for op, arguments in [("callers", {"symbol": "lighthousezq_step_1"}),
+                          ("callees", {"symbol": "lighthousezq_step_0"}),
                           ("call_tree", {"symbol": "lighthousezq_step_1"}), ("communities", {}),
                           ("importers", {"path": "src/lighthousezq/mod1.py"})]:
         reply = shop.post(f"/api/ops/{op}", {"repo": "shop", **arguments})
@@ -360,7 +361,8 @@ def test_a_users_prompts_kept_as_working_memory_are_invisible_to_other_users(sho
     mine = wait_for(lambda: "zqmango" in as_user(shop, alice, "/api/ops/list_memories", {"repo": "shop"}).text,
                     10, "alice's prompt to be kept as her working memory")
     assert mine
-    assert "zqmango" not in as_user(shop, bob, "/api/ops/list_memories", {"repo": "shop", "include_inactive": True}).text
+    listed = as_user(shop, bob, "/api/ops/list_memories", {"repo": "shop", "include_inactive": True})
+    assert "zqmango" not in listed.text
     assert "zqmango" not in as_user(shop, bob, "/api/ops/recall", {"repo": "shop", "query": "zqmango discount"}).text
     later = prompt_payload("does the bulk discount apply twice?", SPINE, session="bob-2")
     hook = httpx.post(shop.url + HOOK, json=later, headers={"Authorization": f"Bearer {bob}"}, timeout=10)

@@ -17,6 +17,7 @@ import signal
 import threading
 import time
 from collections.abc import Iterator
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -105,7 +106,7 @@ def test_hooks_answer_in_time_while_each_backend_is_killed_and_recover_fully(fau
             old_pid = suite.pid(name)
             os.kill(old_pid, signal.SIGKILL)
             killed = time.monotonic()
-            wait_for(lambda: restarted(suite, name, old_pid), 60, f"the supervisor to restart {name}")
+            wait_for(partial(restarted, suite, name, old_pid), 60, f"the supervisor to restart {name}")
             wait_for(lambda: full_answer(suite), 30, f"full answers after {name} came back")
             recovery[name] = round(time.monotonic() - killed, 1)
             time.sleep(1)
@@ -149,7 +150,7 @@ def test_stores_killed_mid_write_reopen_consistent_and_reindexing_converges(faul
     pids = {name: suite.pid(name) for name in ("search", "graph")}
     last = stream_index(suite, "crashy", [(0.25, "search"), (0.6, "graph")])
     for name, pid in pids.items():
-        wait_for(lambda: restarted(suite, name, pid), 60, f"{name} to be restarted")
+        wait_for(partial(restarted, suite, name, pid), 60, f"{name} to be restarted")
     final = index(suite, crashy, "crashy")  # converges: anything left pending is sent again
     assert final.get("errors", 0) == 0, final
     index(suite, clean, "clean")

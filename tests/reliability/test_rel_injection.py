@@ -8,7 +8,6 @@ set (a suite of its own, started with those URLs).
 
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -188,4 +187,3 @@ def test_repository_names_are_never_filter_syntax(injected: Suite) -> None:
             hits = s.search.Search(search_pb2.SearchRequest(repo=name, query="ledger entry post", limit=20)).hits
             stats = s.graph.Stats(graph_pb2.StatsRequest(repo=name))
         assert not hits and stats.symbols == 0, (name, [h.chunk.repo for h in hits])
-    assert json.dumps(holdings(injected, "inject"))

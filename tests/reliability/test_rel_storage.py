@@ -29,7 +29,15 @@ import pytest
 from reporecall.indexer.v1 import indexer_pb2
 from tests.reliability.conftest import SPINE
 from tests.reliability.rel_support import (
-    HOOK, holdings, hook_text, index, make_chain_repo, prompt_payload, restarts, sqlite_integrity, stubs,
+    HOOK,
+    holdings,
+    hook_text,
+    index,
+    make_chain_repo,
+    prompt_payload,
+    restarts,
+    sqlite_integrity,
+    stubs,
 )
 from tests.suite import Suite, wait_for
 

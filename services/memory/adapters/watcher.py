@@ -14,8 +14,10 @@ log = structlog.get_logger("memory.watcher")
 
 
 class MemoryWatcher:
-    """Calls `on_change(paths)` with the changed paths, and `on_idle()` every `resync_seconds` or when the
-    set of watched folders changes (`paths()` is re-read then, so folders attached later get watched)."""
+    """Calls `on_change(paths)` with the changed paths, and `on_idle()` every `resync_seconds` — busy or not:
+    under steady hook traffic the folders change every second, and the upkeep (usage flush, resync) must still
+    run — or when the set of watched folders changes (`paths()` is re-read then, so folders attached later
+    get watched)."""
 
     def __init__(
         self,
@@ -69,7 +71,7 @@ class MemoryWatcher:
                 ):
                     if changes:
                         self._safely(self._on_change, {Path(path) for _, path in changes})
-                    elif time.monotonic() - last_idle >= self._resync_seconds:
+                    if time.monotonic() - last_idle >= self._resync_seconds:
                         last_idle = time.monotonic()
                         self._safely(self._on_idle)
                     if self._restart.is_set():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -76,3 +77,21 @@ def test_empty_prompt_writes_nothing_and_session_id_is_required(engine: MemoryEn
     assert observe(engine, "   ") == 0
     with pytest.raises(InvalidField, match="session_id"):
         observe(engine, "hello", session="")
+
+
+def test_use_counts_of_pruned_working_memory_do_not_pile_up(
+    make_engine: Callable[..., MemoryEngine], memory_root: Path, clock: Any
+) -> None:
+    """Every prompt is a new working id; counts for the ones pruned since must not outlive them (a steady
+    hook load otherwise grows the engine's pending counts and the usage file by one entry per prompt)."""
+    engine = make_engine(config=EngineConfig(working_keep=3))
+    for i in range(40):
+        observe(engine, f"how does the checkout total drift, take {i}")
+        engine.recall(RecallQuery(repo=REPO, query="checkout total drift", branch="main", user="ann"))
+        clock.advance(seconds=5)
+    live = set(working_files(memory_root))
+    assert len(live) == 3
+    assert set(engine._pending_usage.get(REPO, {})) <= live
+    engine.flush_usage()
+    usage = json.loads((memory_root / "repos" / REPO / ".usage.json").read_text())
+    assert set(usage) <= live and usage, usage
