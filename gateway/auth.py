@@ -112,7 +112,12 @@ class TokenAuthenticator:
         if now - self._loaded_at > self._reload_seconds:
             with self._lock:
                 if now - self._loaded_at > self._reload_seconds:
-                    self._entries = self._local + self._store.active_hashes()
+                    try:
+                        self._entries = self._local + self._store.active_hashes()
+                    except sqlite3.Error:
+                        # e.g. a full disk: keep answering with the tokens loaded last time
+                        if not self._entries:
+                            self._entries = list(self._local)
                     self._loaded_at = now
         return self._entries
 

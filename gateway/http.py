@@ -108,9 +108,10 @@ class RequestContext:
                 structlog.contextvars.bind_contextvars(user=principal.user)
             length = headers.get("content-length")
             if length and length.isdigit() and int(length) > self.max_body:
-                await _json(413, {"error": f"body larger than {self.max_body} bytes"})(
-                    scope, receive, send_wrapper
-                )
+                # A hook never fails a prompt: too big is answered like any other hook failure (200, {}).
+                too_big = {"error": f"body larger than {self.max_body} bytes"}
+                reply = _json(200, {}) if path.startswith("/hooks/") else _json(413, too_big)
+                await reply(scope, receive, send_wrapper)
                 return
             await self.app(scope, _capped(receive, self.max_body), send_wrapper)
         finally:
@@ -155,8 +156,12 @@ async def _read_json(request: Request) -> dict[str, Any]:
     raw = await request.body()
     try:
         data = json.loads(raw or b"{}")
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        # A lone surrogate ("\ud800") parses but cannot be encoded again (protobuf, SQLite): refuse it here.
+        json.dumps(data, ensure_ascii=False).encode("utf-8")
+    except (ValueError, UnicodeError) as exc:  # JSONDecodeError, over-long integers, surrogates
         raise BadInput("body", f"not valid JSON ({exc.__class__.__name__})") from None
+    except RecursionError:
+        raise BadInput("body", "nested too deeply") from None
     if not isinstance(data, dict):
         raise BadInput("body", "must be a JSON object")
     return data

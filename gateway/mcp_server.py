@@ -110,7 +110,7 @@ def build_mcp(ops: Operations, context: ContextService, auth: TokenAuthenticator
     ) -> dict[str, Any]:
         async def work(info: RepoInfo, user: str) -> dict[str, Any]:
             if action == "symbol":
-                return await ops.find_symbol(info, symbol, "exact" if symbol else "fuzzy")
+                return await ops.find_symbol(info, text_arg(symbol, "symbol", 500), "exact")
             if action == "callers":
                 return await ops.callers(info, symbol, depth)
             if action == "callees":

@@ -349,7 +349,9 @@ class Operations:
             user=user,
             branch=text_arg(branch, "branch", 250, required=False),
             source="team",
-            related_files=[confine_path(p, "related_files") for p in (related_files or [])][:50],
+            related_files=[confine_path(p, "related_files") for p in _string_list(related_files, "related_files")][
+                :50
+            ],
             **{"class": MEMORY_CLASSES[memory_class]},
         )
         reply = await self.backends.call(
@@ -361,7 +363,7 @@ class Operations:
         reply = await self.backends.call(
             "memory",
             self.backends.memory.Forget,
-            memory_pb2.ForgetRequest(repo=repo.name, id=text_arg(memory_id, "id", 200), user=user),
+            memory_pb2.ForgetRequest(repo=repo.name, id=text_arg(memory_id, "memory_id", 200), user=user),
             self.deadline,
         )
         return to_json(reply)
@@ -415,6 +417,14 @@ class Operations:
             120.0,
         )
         return to_json(reply)
+
+
+def _string_list(value: Any, field: str) -> list[str]:
+    if value is None:
+        return []
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise BadInput(field, "must be a list of strings")
+    return value
 
 
 def search_kind(kind: int) -> str:

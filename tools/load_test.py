@@ -383,14 +383,29 @@ def wait_for_vectors(suite: Suite, repo: str, timeout: float, say: Callable[[str
     raise SystemExit(f"the vector backfill did not finish within {timeout:.0f} s")
 
 
-def gateway_hook_failures(suite: Suite) -> dict[str, float]:
-    """The gateway's reporecall hook-failure counter by reason, from its Prometheus endpoint."""
+def gateway_counter(suite: Suite, metric: str, label: str, having: str = "") -> dict[str, float]:
+    """A counter of the gateway's Prometheus endpoint by one label (samples containing `having` only)."""
     counts: dict[str, float] = {}
     for line in suite.metrics("gateway").splitlines():
-        if line.startswith("reporecall_hook_failures_total{") and 'event="UserPromptSubmit"' in line:
-            reason = re.search(r'reason="([^"]*)"', line)
-            counts[reason.group(1) if reason else "?"] = float(line.rsplit(" ", 1)[1])
+        if line.startswith(metric + "{") and having in line:
+            value = re.search(label + r'="([^"]*)"', line)
+            counts[value.group(1) if value else "?"] = float(line.rsplit(" ", 1)[1])
     return counts
+
+
+def gateway_counters(suite: Suite) -> dict[str, dict[str, float]]:
+    return {
+        # why a hook answered {}: "deadline" (the 1.5 s hook deadline), "error", "bad_request"
+        "empty_reasons": gateway_counter(suite, "reporecall_hook_failures_total", "reason",
+                                         'event="UserPromptSubmit"'),
+        # context blocks built without a backend (it was slow or down), by backend
+        "degraded_replies": gateway_counter(suite, "reporecall_degraded_replies_total", "backend"),
+    }
+
+
+def counter_delta(after: dict[str, dict[str, float]], before: dict[str, dict[str, float]]) -> dict[str, Any]:
+    return {name: {k: v - before[name].get(k, 0) for k, v in counts.items() if v - before[name].get(k, 0)}
+            for name, counts in after.items()}
 
 
 def restarts(suite: Suite) -> dict[str, int]:
@@ -451,7 +466,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--duration", type=float, default=60.0, help="seconds of load")
-    parser.add_argument("--warmup", type=float, default=15.0, help="seconds excluded from the memory trend")
+    parser.add_argument("--warmup", type=float, default=20.0,
+                        help="seconds of load before the measured window (caches, allocator arenas, the "
+                             "sessions' working memory fill up); excluded from every figure")
     parser.add_argument("--think", type=float, nargs=2, default=(0.0, 0.0), metavar=("MIN", "MAX"),
                         help="seconds a client waits between prompts (default: none, closed loop)")
     parser.add_argument("--data-dir", type=Path, default=Path("/tmp/reporecall-load"),
@@ -482,25 +499,34 @@ def main(argv: list[str] | None = None) -> int:
         tokens = issue_tokens(suite.data_dir, args.clients)
         wait_for_tokens(suite, tokens[-1])
         prompts = make_prompts(corpus_symbols(corpus))
-        before_failures, before_restarts = gateway_hook_failures(suite), restarts(suite)
-        say(f"load: {args.clients} clients x {args.duration:.0f} s ...")
-        offsets = [args.duration * (i + 1) / (len(FAULT_SERVICES) + 2) for i in range(len(FAULT_SERVICES))]
+        before_restarts = restarts(suite)
+        say(f"load: {args.clients} clients x ({args.warmup:.0f} s warm-up + {args.duration:.0f} s measured) ...")
+        offsets = [args.warmup + args.duration * (i + 1) / (len(FAULT_SERVICES) + 2)
+                   for i in range(len(FAULT_SERVICES))]
         gateway_pid = suite.pid("gateway")
         with MemorySampler(lambda: child_pids(suite)) as sampler, contextlib.ExitStack() as stack:
             injector = FaultInjector(suite, "corpus", offsets, say) if args.faults else None
             if injector:
                 stack.enter_context(injector)
-            result = asyncio.run(run_clients(suite.url, tokens, prompts, str(corpus), args.duration,
-                                             tuple(args.think)))  # type: ignore[arg-type]
-        after_failures = gateway_hook_failures(suite)
+            counters: dict[str, dict[str, dict[str, float]]] = {}
+            timer = threading.Timer(args.warmup, lambda: counters.update(before=gateway_counters(suite)))
+            timer.start()
+            everything = asyncio.run(run_clients(suite.url, tokens, prompts, str(corpus),
+                                                 args.warmup + args.duration,
+                                                 tuple(args.think)))  # type: ignore[arg-type]
+            timer.join()
+        result = LoadResult([s for s in everything.samples if s.started >= args.warmup],
+                            everything.duration - args.warmup)
         report = {
             "clients": args.clients,
+            "think_s": list(args.think),
+            "warmup_s": args.warmup,
             "duration_s": round(result.duration, 1),
             "corpus_files": files,
             "corpus_chunks": stats.get("chunks"),
             **result.summary(),
-            "gateway_empty_reasons": {k: v - before_failures.get(k, 0) for k, v in after_failures.items()
-                                      if v - before_failures.get(k, 0)},
+            "errors_during_warmup": len(everything.of_kind("error")) - len(result.of_kind("error")),
+            **counter_delta(gateway_counters(suite), counters["before"]),
             "restarts": {k: v - before_restarts.get(k, 0) for k, v in restarts(suite).items()},
             "slower_than_2s": sum(1 for sample in result.samples if sample.seconds >= 2.0),
             "faults": injector.faults if injector else [],
@@ -518,7 +544,8 @@ def main(argv: list[str] | None = None) -> int:
     growing = [] if args.faults else [name for name, trend in report["memory"].items() if not flat(trend)]
     expected_restarts = dict.fromkeys(FAULT_SERVICES, 1) if args.faults else {}
     unexpected = {k: v for k, v in report["restarts"].items() if v != expected_restarts.get(k, 0)}
-    ok = report["errors"] == 0 and not growing and not unexpected and not report["gateway_restarted"]
+    ok = (report["errors"] == 0 and report["errors_during_warmup"] == 0 and not growing and not unexpected
+          and not report["gateway_restarted"])
     if args.faults:
         ok = ok and len(report["faults"]) == len(FAULT_SERVICES)
     say("PASS" if ok else f"FAIL: errors={report['errors']} growing={growing} restarts={report['restarts']} "

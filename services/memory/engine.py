@@ -497,9 +497,9 @@ class MemoryEngine:
                     folder.write(memory_id, render_memory(memory))
                     touched.append(memory_id)
             entries = [
-                WorkingEntry(entry.path.stem, *parsed)
-                for entry in folder.entries()
-                if (parsed := parse_working_id(entry.path.stem)) is not None
+                WorkingEntry(memory_id, *parsed)
+                for memory_id in folder.memory_ids(prefix="working-")
+                if (parsed := parse_working_id(memory_id)) is not None
             ]
             doomed = plan_working_prune(
                 entries,

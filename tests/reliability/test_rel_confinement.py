@@ -180,10 +180,6 @@ def test_graph_refuses_paths_that_leave_the_repository(shop: Suite, path: str) -
             assert raised.value.code() is grpc.StatusCode.INVALID_ARGUMENT and "path" in raised.value.details()
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG (defence in depth) services/search: UpsertFile/DeleteFiles/FileChunks accept any non-empty path, "
-    "'../../etc/passwd' and '/etc/passwd' included, and store chunks under it; graph refuses such paths with "
-    "INVALID_ARGUMENT (engine._require_repo_path) and search should too"))
 @pytest.mark.usefixtures("no_restarts")
 @pytest.mark.parametrize("path", STORE_TRAVERSALS[:3], ids=repr)
 def test_search_refuses_paths_that_leave_the_repository(shop: Suite, path: str) -> None:

@@ -281,22 +281,11 @@ RAW_ENDPOINTS = ["/api/context", "/api/search", "/api/ops/search", "/api/ops/sto
                  "/api/repos"]
 
 
-BUG_DEEP_JSON = pytest.mark.xfail(strict=True, reason=(
-    "BUG gateway/http.py _read_json: json.loads raises RecursionError on deeply nested JSON and ValueError on "
-    "integers longer than 4300 digits; neither is caught, so /api/* answers 500 instead of 400 'body: ...'"))
-BUG_SURROGATE = pytest.mark.xfail(strict=True, reason=(
-    "BUG gateway/http.py _str / operations.text_arg: a JSON string with a lone surrogate (\\ud800) passes "
-    "validation and makes protobuf raise UnicodeEncodeError: /api/context and /api/search answer 500"))
-BUG_HOOK_413 = pytest.mark.xfail(strict=True, reason=(
-    "BUG gateway/http.py RequestContext: a hook body over max_body_bytes gets 413 from the middleware; the hook "
-    "contract is 200 with {} on any failure"))
-API_KNOWN_BUGS = {"deep arrays": BUG_DEEP_JSON, "deep objects": BUG_DEEP_JSON, "deep value": BUG_DEEP_JSON,
-                  "huge number": BUG_DEEP_JSON, "lone surrogate": BUG_SURROGATE}
+API_KNOWN_BUGS: dict[str, Any] = {}  # deep JSON, huge numbers and lone surrogates are now 400s
 
 
 @pytest.mark.usefixtures("no_restarts")
-@pytest.mark.parametrize("kind", [pytest.param(k, marks=BUG_HOOK_413) if k == "over the cap" else k
-                                  for k in sorted(RAW_BODIES)])
+@pytest.mark.parametrize("kind", sorted(RAW_BODIES))
 def test_malformed_bodies_get_an_empty_hook_reply(fuzz: Suite, kind: str) -> None:
     with http_client(fuzz) as http:
         for endpoint in (HOOK, "/hooks/session-start"):
@@ -367,10 +356,7 @@ def mcp_call(http: httpx.Client, tool: str, arguments: Any) -> httpx.Response:
                      headers={"Accept": "application/json, text/event-stream", "X-Reporecall-Repo": "fuzz"})
 
 
-BUG_SEARCH_UNIMPLEMENTED = pytest.mark.xfail(strict=True, reason=(
-    "BUG services/search/servicer.py: FileChunks, Feedback and RepoProfile are declared in search.proto and called "
-    "by the gateway (file_summary, feedback, session orientation, context) but not implemented: UNIMPLEMENTED"))
-MCP_KNOWN_BUGS = {"feedback": BUG_SEARCH_UNIMPLEMENTED, "file_summary": BUG_SEARCH_UNIMPLEMENTED}
+MCP_KNOWN_BUGS: dict[str, Any] = {}  # FileChunks, Feedback and RepoProfile are implemented now
 
 
 @pytest.mark.usefixtures("no_restarts")
@@ -503,8 +489,6 @@ def call(channel: grpc.Channel, method: MethodDescriptor, request: Any, timeout:
 
 
 def _known(service: str, method: MethodDescriptor) -> Any:
-    if service == "search" and method.name in ("FileChunks", "Feedback", "RepoProfile"):
-        return pytest.param(service, method, marks=BUG_SEARCH_UNIMPLEMENTED, id=f"{service}-{method.name}")
     return pytest.param(service, method, id=f"{service}-{method.name}")
 
 
@@ -574,18 +558,12 @@ def _varint(value: int) -> bytes:
 # --- minimal reproducers of the bugs the fuzzers found (gateway/ is not this folder's to fix) ---------------
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG gateway/operations.py Operations.search: `mode not in MODES` with a list or dict raises TypeError "
-    "(unhashable), so POST /api/search answers 500; check isinstance(mode, str) first"))
 def test_search_with_a_list_as_mode_is_a_400(fuzz: Suite) -> None:
     FUZZ_CASES["reproducers"] += 1
     reply = fuzz.post("/api/search", {"repo": "fuzz", "query": "checksum", "mode": ["keyword"]})
     assert reply.status_code == 400 and reply.json()["field"] == "mode", reply.text
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG gateway/mcp_server.py code_graph: action=symbol with an empty symbol reports 'invalid name' — the "
-    "MCP argument is called `symbol` (Operations.find_symbol's parameter name leaks through)"))
 def test_mcp_code_graph_names_the_symbol_argument(fuzz: Suite) -> None:
     FUZZ_CASES["reproducers"] += 1
     with http_client(fuzz) as http:
@@ -593,9 +571,6 @@ def test_mcp_code_graph_names_the_symbol_argument(fuzz: Suite) -> None:
     assert result["isError"] and "symbol" in result["content"][0]["text"], result
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG gateway/operations.py store_memory: related_files given as a string is iterated character by "
-    "character and stored as one-letter paths; it should be 400 'related_files: must be a list'"))
 def test_store_memory_rejects_related_files_that_is_not_a_list(fuzz: Suite) -> None:
     FUZZ_CASES["reproducers"] += 1
     reply = fuzz.post("/api/ops/store_memory", {"repo": "fuzz", "name": "files as text", "body": "b",
@@ -603,9 +578,6 @@ def test_store_memory_rejects_related_files_that_is_not_a_list(fuzz: Suite) -> N
     assert reply.status_code == 400 and reply.json()["field"] == "related_files", reply.text
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG gateway/operations.py forget_memory: the argument is `memory_id` but a bad value is reported as "
-    "'id: ...' (text_arg(memory_id, \"id\")), so a client cannot tell which of its arguments was wrong"))
 def test_forget_memory_names_the_memory_id_argument(fuzz: Suite) -> None:
     FUZZ_CASES["reproducers"] += 1
     reply = fuzz.post("/api/ops/forget_memory", {"repo": "fuzz", "memory_id": ""})

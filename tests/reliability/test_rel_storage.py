@@ -223,7 +223,10 @@ def test_a_full_search_volume_fails_the_files_keeps_them_pending_and_converges_l
             print(f"\nsearch volume full: run ended {final}; manifest files={status.files} "
                   f"pending={status.pending_files}; more holds {held}")
             SEEN["search volume full"] = final.get("message", "")
-            assert final["errors"] == 80 and final["files_sent"] == 1 and "UpsertFile" in final["message"], final
+            # Search answers RESOURCE_EXHAUSTED ("disk is full"); the indexer retries, then stops the run early
+            # (downstream unavailable) instead of failing all 80 files one by one.
+            assert final["errors"] >= 1 and final["files_sent"] == 1, final
+            assert "UpsertFile" in final["message"] and "disk is full" in final["message"], final
             # Not advanced: only the empty __init__.py (nothing for search to store) is recorded; the 80 files
             # search refused stay pending, so the next run sends them again.
             assert (status.files, status.pending_files) == (1, 80), status
@@ -285,11 +288,6 @@ def test_a_data_dir_gone_read_only_stops_indexing_cleanly_and_reads_keep_working
         assert again.stop() == 0
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "BUG services/search/servicer.py: a write that fails because the store's disk is full (sqlite3 "
-    "'database or disk is full') is answered INTERNAL 'search: internal error (details in the search service "
-    "log)', so the index run reports 'send failed: SinkRejected(... INTERNAL ...)' instead of saying the disk "
-    "is full; map storage OperationalErrors to RESOURCE_EXHAUSTED / UNAVAILABLE with the cause"))
 def test_a_full_search_volume_is_reported_as_a_full_disk() -> None:
     if "search volume full" not in SEEN:
         pytest.skip("runs after test_a_full_search_volume_fails_the_files_keeps_them_pending_and_converges_later")

@@ -154,6 +154,17 @@ class MemoryFolder:
     def entries(self) -> list[FileEntry]:
         return list_markdown(self.path)
 
+    def memory_ids(self, prefix: str = "") -> list[str]:
+        """Ids of the folder's memory files starting with `prefix`, from names alone (no stat, no Path):
+        observe lists the working memories on every prompt, and with many sessions `entries()` is the cost."""
+        try:
+            with os.scandir(self.path) as scan:
+                return [item.name[: -len(MEMORY_SUFFIX)] for item in scan
+                        if item.name.startswith(prefix) and item.name.endswith(MEMORY_SUFFIX)
+                        and not item.name.startswith(".")]
+        except (FileNotFoundError, NotADirectoryError):
+            return []
+
     def write(self, memory_id: str, text: str) -> Path:
         self.path.mkdir(parents=True, exist_ok=True)
         path = self.file_for(memory_id)
