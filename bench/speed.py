@@ -13,10 +13,10 @@ from typing import Any
 
 import grpc
 import httpx
-from reporecall.graph.v1 import graph_pb2, graph_pb2_grpc
-from reporecall.search.v1 import search_pb2, search_pb2_grpc
 
 from bench.scoring import latency_summary
+from reporecall.graph.v1 import graph_pb2, graph_pb2_grpc
+from reporecall.search.v1 import search_pb2, search_pb2_grpc
 
 
 def hook_payload(prompt: str, cwd: str) -> dict[str, Any]:
