@@ -201,16 +201,12 @@ ENDPOINTS: dict[str, list[str]] = {
 @pytest.mark.parametrize("endpoint", sorted(ENDPOINTS))
 def test_json_api_rejects_bad_arguments_with_a_4xx_naming_the_field(fuzz: Suite, endpoint: str) -> None:
     fields = set(ENDPOINTS[endpoint])
-    if endpoint == "/api/ops/forget_memory":
-        fields.add("id")  # known bug (test_forget_memory_names_the_memory_id_argument): says "id" for "memory_id"
     examples = 60 if endpoint in ("/api/context", "/api/search") else 25
     with http_client(fuzz) as http:
 
         @fuzz_settings(examples)
         @given(body=api_bodies(sorted(fields)))
         def case(body: dict[str, Any]) -> None:
-            # Known bug, reproduced by test_search_with_a_list_as_mode_is_a_400: skip that one input class here.
-            assume(not (endpoint == "/api/search" and isinstance(body.get("mode"), list | dict)))
             FUZZ_CASES["json api"] += 1
             check_api_reply(http.post(endpoint, json=body), fields)
 
@@ -281,9 +277,6 @@ RAW_ENDPOINTS = ["/api/context", "/api/search", "/api/ops/search", "/api/ops/sto
                  "/api/repos"]
 
 
-API_KNOWN_BUGS: dict[str, Any] = {}  # deep JSON, huge numbers and lone surrogates are now 400s
-
-
 @pytest.mark.usefixtures("no_restarts")
 @pytest.mark.parametrize("kind", sorted(RAW_BODIES))
 def test_malformed_bodies_get_an_empty_hook_reply(fuzz: Suite, kind: str) -> None:
@@ -296,8 +289,7 @@ def test_malformed_bodies_get_an_empty_hook_reply(fuzz: Suite, kind: str) -> Non
 
 
 @pytest.mark.usefixtures("no_restarts")
-@pytest.mark.parametrize("kind", [pytest.param(k, marks=API_KNOWN_BUGS[k]) if k in API_KNOWN_BUGS else k
-                                  for k in sorted(RAW_BODIES)])
+@pytest.mark.parametrize("kind", sorted(RAW_BODIES))
 def test_malformed_bodies_get_a_4xx_naming_the_problem(fuzz: Suite, kind: str) -> None:
     with http_client(fuzz) as http:
         for endpoint in RAW_ENDPOINTS:
@@ -356,16 +348,10 @@ def mcp_call(http: httpx.Client, tool: str, arguments: Any) -> httpx.Response:
                      headers={"Accept": "application/json, text/event-stream", "X-Reporecall-Repo": "fuzz"})
 
 
-MCP_KNOWN_BUGS: dict[str, Any] = {}  # FileChunks, Feedback and RepoProfile are implemented now
-
-
 @pytest.mark.usefixtures("no_restarts")
-@pytest.mark.parametrize("tool", [pytest.param(t, marks=MCP_KNOWN_BUGS[t]) if t in MCP_KNOWN_BUGS else t
-                                  for t in sorted(MCP_TOOLS)])
+@pytest.mark.parametrize("tool", sorted(MCP_TOOLS))
 def test_mcp_tools_report_bad_arguments_as_tool_errors_naming_the_argument(fuzz: Suite, tool: str) -> None:
     fields = {*MCP_TOOLS[tool], "repo", "action"}
-    if tool == "code_graph":
-        fields.add("name")  # known bug (test_mcp_code_graph_names_the_symbol_argument): says "name" for "symbol"
     with http_client(fuzz) as http:
 
         @fuzz_settings(45)
@@ -488,12 +474,12 @@ def call(channel: grpc.Channel, method: MethodDescriptor, request: Any, timeout:
                             response_deserializer=reply_cls.FromString)(request, timeout=timeout)
 
 
-def _known(service: str, method: MethodDescriptor) -> Any:
+def _param(service: str, method: MethodDescriptor) -> Any:
     return pytest.param(service, method, id=f"{service}-{method.name}")
 
 
 @pytest.mark.usefixtures("no_restarts")
-@pytest.mark.parametrize(("service", "method"), [_known(*m) for m in methods()])
+@pytest.mark.parametrize(("service", "method"), [_param(*m) for m in methods()])
 def test_grpc_methods_reject_bad_requests_with_invalid_argument_naming_the_field(
     fuzz: Suite, service: str, method: MethodDescriptor
 ) -> None:
@@ -517,7 +503,7 @@ def test_grpc_methods_reject_bad_requests_with_invalid_argument_naming_the_field
 
 @pytest.mark.usefixtures("no_restarts")
 @pytest.mark.parametrize(("service", "method"), [
-    _known(*m) for m in methods()
+    _param(*m) for m in methods()
     if m[1].input_type.fields and m[1].input_type.fields[0].type == FieldDescriptor.TYPE_STRING])
 def test_grpc_methods_reject_undecodable_and_oversized_requests(
     fuzz: Suite, service: str, method: MethodDescriptor
@@ -555,7 +541,7 @@ def _varint(value: int) -> bytes:
             return bytes(out)
 
 
-# --- minimal reproducers of the bugs the fuzzers found (gateway/ is not this folder's to fix) ---------------
+# --- regression tests for the bugs the fuzzers found (minimal reproducers) ----------------------------------
 
 
 def test_search_with_a_list_as_mode_is_a_400(fuzz: Suite) -> None:

@@ -157,7 +157,6 @@ def clear_error(lines: list[dict[str, Any]]) -> str:
     return text
 
 
-SEEN: dict[str, str] = {}  # messages the tests above saw, for the clarity checks below
 NO_SPACE = ("disk is full", "no space left", "database or disk is full", "enospc")
 READ_ONLY = ("read-only", "readonly", "erofs")
 
@@ -222,7 +221,6 @@ def test_a_full_search_volume_fails_the_files_keeps_them_pending_and_converges_l
             held = holdings(suite, "more")
             print(f"\nsearch volume full: run ended {final}; manifest files={status.files} "
                   f"pending={status.pending_files}; more holds {held}")
-            SEEN["search volume full"] = final.get("message", "")
             # Search answers RESOURCE_EXHAUSTED ("disk is full"); the indexer retries, then stops the run early
             # (downstream unavailable) instead of failing all 80 files one by one.
             assert final["errors"] >= 1 and final["files_sent"] == 1, final
@@ -286,9 +284,3 @@ def test_a_data_dir_gone_read_only_stops_indexing_cleanly_and_reads_keep_working
         assert final.get("errors", 0) == 0 and holdings(again, "more")["search_files"] == 80, final
     finally:
         assert again.stop() == 0
-
-
-def test_a_full_search_volume_is_reported_as_a_full_disk() -> None:
-    if "search volume full" not in SEEN:
-        pytest.skip("runs after test_a_full_search_volume_fails_the_files_keeps_them_pending_and_converges_later")
-    assert any(reason in SEEN["search volume full"].lower() for reason in NO_SPACE), SEEN
