@@ -49,6 +49,7 @@ def engine_config(settings: IndexerSettings) -> EngineConfig:
         send_attempts=settings.send_attempts,
         extra_ignores=extra,
         clone_root=settings.data_dir / "repos",
+        repo_roots=tuple(Path(r.strip()).resolve() for r in settings.repo_roots.split(",") if r.strip()),
         pull_interval_seconds=settings.pull_interval_seconds,
     )
 

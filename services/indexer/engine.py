@@ -90,6 +90,9 @@ class EngineConfig:
     clone_root: Path | None = None
     # Seconds between pulls of cloned repositories (0: only on SyncRepo, e.g. from a webhook).
     pull_interval_seconds: float = 0.0
+    # When set, working trees may only be registered under these directories (team servers: a client's
+    # token must not turn /etc or / into a searchable "repository"). Clones under clone_root always are.
+    repo_roots: tuple[Path, ...] = ()
 
 
 @dataclass
@@ -264,6 +267,12 @@ class IndexerEngine:
         except (OSError, RuntimeError) as exc:  # e.g. a name longer than the OS allows, a symlink loop
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise InvalidRepoPath(f"path: repository path {path!r} is unusable ({reason})") from None
+        allowed = (*self.config.repo_roots, *([self.config.clone_root] if self.config.clone_root else []))
+        if self.config.repo_roots and not any(root == r or r in root.parents for r in allowed):
+            roots = ", ".join(str(r) for r in self.config.repo_roots)
+            raise InvalidRepoPath(
+                f"path: repository path {str(root)!r} is outside the allowed roots ({roots}; REPORECALL_REPO_ROOTS)"
+            )
         if not is_dir:
             raise InvalidRepoPath(f"path: repository path {str(root)!r} is not a directory")
         remote = normalise_remote(await asyncio.to_thread(read_origin_url, root))

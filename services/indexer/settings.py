@@ -32,5 +32,8 @@ class IndexerSettings(ServiceSettings):
     # Seconds between pulls of repositories registered by git URL (cloned under data_dir/repos); 0 = never
     # on a schedule (webhooks and `SyncRepo` still pull).
     pull_interval_seconds: float = Field(default=300.0, ge=0)
+    # Directories under which working trees may be registered, comma-separated absolute paths; empty allows
+    # any (a local install). Set it on a team server so no token can register /etc or /.
+    repo_roots: str = ""
     # Extra gitignore-style patterns applied to every repo, comma-separated.
     extra_ignores: str = ""

@@ -478,3 +478,23 @@ async def test_real_parser_in_a_pool_sends_chunks_calls_and_resolved_imports(
         assert ("demo", "README.md") in search.files
     finally:
         await engine.close()
+
+
+async def test_registration_is_confined_to_the_configured_repo_roots(tmp_path: Path) -> None:
+    from services.indexer.adapters.sqlite_manifest import SqliteManifest
+    from services.indexer.domain.model import InvalidRepoPath
+    from services.indexer.engine import EngineConfig, IndexerEngine
+
+    allowed, elsewhere = tmp_path / "repos", tmp_path / "secrets"
+    (allowed / "shop").mkdir(parents=True)
+    elsewhere.mkdir()
+    engine = IndexerEngine(SqliteManifest(tmp_path / "m.db"), FakeSearch(), FakeGraph(),
+                           config=EngineConfig(repo_roots=(allowed.resolve(),)))
+    try:
+        assert (await engine.register_repo(str(allowed / "shop"), "shop")).name == "shop"
+        for outside in (elsewhere, tmp_path, allowed / "shop" / ".." / ".." / "secrets", Path("/etc")):
+            with pytest.raises(InvalidRepoPath, match="outside the allowed roots"):
+                await engine.register_repo(str(outside), "x")
+        assert [r.name for r in await engine.list_repos()] == ["shop"]
+    finally:
+        await engine.close()
