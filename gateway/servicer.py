@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import grpc
 
-from gateway.context import ContextQuery, ContextService
+from gateway.context import ContextItem, ContextQuery, ContextService
 from reporecall.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 
 
@@ -35,34 +35,6 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
                 session_id=request.session_id,
             )
         )
-        items = [
-            gateway_pb2.ContextItem(
-                path=i.path,
-                symbol=i.symbol,
-                start_line=i.start_line,
-                end_line=i.end_line,
-                kind=i.kind,
-                score=i.score,
-                tokens=i.tokens,
-                reason=i.reason,
-                chunk_id=i.chunk_id,
-            )
-            for i in result.items
-        ]
-        cut = [
-            gateway_pb2.ContextItem(
-                path=i.path,
-                symbol=i.symbol,
-                start_line=i.start_line,
-                end_line=i.end_line,
-                kind=i.kind,
-                score=i.score,
-                tokens=i.tokens,
-                reason=i.reason,
-                chunk_id=i.chunk_id,
-            )
-            for i in result.cut
-        ]
         return gateway_pb2.ContextResponse(
             text=result.text,
             route=result.route,
@@ -71,7 +43,14 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
             degraded=result.degraded,
             tokens=result.tokens,
             chars=result.chars,
-            items=items,
-            cut=cut,
+            items=[_item_pb(i) for i in result.items],
+            cut=[_item_pb(i) for i in result.cut],
             repo=result.repo,
         )
+
+
+def _item_pb(item: ContextItem) -> gateway_pb2.ContextItem:
+    return gateway_pb2.ContextItem(
+        path=item.path, symbol=item.symbol, start_line=item.start_line, end_line=item.end_line, kind=item.kind,
+        score=item.score, tokens=item.tokens, reason=item.reason, chunk_id=item.chunk_id,
+    )
