@@ -1,4 +1,4 @@
-"""Benchmarks: `python -m bench run [--quick] [--corpus NAME ...]`, `... fetch|check|report`."""
+"""Benchmarks: `python -m bench run [--quick] [--corpus NAME ...]`, `... hook|fetch|check|report`."""
 
 from __future__ import annotations
 
@@ -15,6 +15,14 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--corpus", action="append", help="only these corpora (repeatable)")
     run.add_argument("--out", type=Path, help="results folder (default bench/results)")
     run.add_argument("--keep", action="store_true", help="keep the temp data dir (logs) afterwards")
+    hook = commands.add_parser("hook", help="hook p50/p99 at 1 and 16 clients, CPU per hook per process")
+    hook.add_argument("--src", type=Path, help="a source tree of ≥ 1,000 files (default: Django 5.2.8)")
+    hook.add_argument("--data-dir", type=Path, help="keep the suite's data here (reused by the next run)")
+    hook.add_argument("--clients", default="1,16", help="comma-separated client counts")
+    hook.add_argument("--per-client", type=int, default=24, help="prompts each client posts")
+    hook.add_argument(
+        "--profile", type=Path, help="py-spy every process in the largest run, into this folder"
+    )
     commands.add_parser("fetch", help="download, verify and unpack the pinned corpora")
     commands.add_parser("check", help="validate every set against its corpus")
     report = commands.add_parser("report", help="re-render the markdown summary of a results JSON")
@@ -43,6 +51,15 @@ def main(argv: list[str] | None = None) -> int:
             failed |= bool(found)
             print(f"{name}: {'ok' if not found else chr(10).join(found)}")
         return 1 if failed else 0
+    if args.command == "hook":
+        from bench.hook import run as run_hook
+        from services.indexer.bench_index import DEFAULT_PACKAGE, fetch_package
+
+        clients = [int(c) for c in args.clients.split(",")]
+        run_hook(
+            args.src or fetch_package(DEFAULT_PACKAGE), args.data_dir, clients, args.per_client, args.profile
+        )
+        return 0
     from bench.runner import RESULTS_DIR
     from bench.runner import run as run_bench
 

@@ -349,9 +349,9 @@ class Operations:
             user=user,
             branch=text_arg(branch, "branch", 250, required=False),
             source="team",
-            related_files=[confine_path(p, "related_files") for p in _string_list(related_files, "related_files")][
-                :50
-            ],
+            related_files=[
+                confine_path(p, "related_files") for p in _string_list(related_files, "related_files")
+            ][:50],
             **{"class": MEMORY_CLASSES[memory_class]},
         )
         reply = await self.backends.call(

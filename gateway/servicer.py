@@ -51,6 +51,13 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
 
 def _item_pb(item: ContextItem) -> gateway_pb2.ContextItem:
     return gateway_pb2.ContextItem(
-        path=item.path, symbol=item.symbol, start_line=item.start_line, end_line=item.end_line, kind=item.kind,
-        score=item.score, tokens=item.tokens, reason=item.reason, chunk_id=item.chunk_id,
+        path=item.path,
+        symbol=item.symbol,
+        start_line=item.start_line,
+        end_line=item.end_line,
+        kind=item.kind,
+        score=item.score,
+        tokens=item.tokens,
+        reason=item.reason,
+        chunk_id=item.chunk_id,
     )

@@ -50,8 +50,20 @@ from tests.suite import Suite, wait_for  # noqa: E402
 
 # Real, typed, documented Python from the venv: ~1,300 files, ~12 MB, many cross-module calls.
 CORPUS_LIBRARIES = (
-    "pygments", "pip", "hypothesis", "starlette", "httpx", "rich", "mcp", "anyio", "jsonschema", "neo4j",
-    "uvicorn", "pydantic", "yaml", "structlog",
+    "pygments",
+    "pip",
+    "hypothesis",
+    "starlette",
+    "httpx",
+    "rich",
+    "mcp",
+    "anyio",
+    "jsonschema",
+    "neo4j",
+    "uvicorn",
+    "pydantic",
+    "yaml",
+    "structlog",
 )
 SKIP_PARTS = {"_vendor", "__pycache__", "tests", "test"}
 HOOK_PATH = "/hooks/prompt-context"
@@ -126,8 +138,10 @@ PROMPTS = (
 def make_prompts(symbols: list[str], count: int = 2000, seed: int = 11) -> list[tuple[str, str]]:
     """(template, prompt) pairs: real symbol names in lookups, flows, bugs, overviews and chit-chat."""
     rng = random.Random(seed)
-    return [(template, template.format(name=rng.choice(symbols)))
-            for template in (rng.choice(PROMPTS) for _ in range(count))]
+    return [
+        (template, template.format(name=rng.choice(symbols)))
+        for template in (rng.choice(PROMPTS) for _ in range(count))
+    ]
 
 
 # --- the clients -----------------------------------------------------------------------------------------
@@ -226,8 +240,12 @@ async def run_clients(
                 turn += 1
                 template, prompt = prompts[(index * 7919 + turn) % len(prompts)]
                 payload = {
-                    "session_id": f"load-{index}", "transcript_path": f"/tmp/load-{index}.jsonl", "cwd": cwd,
-                    "permission_mode": "default", "hook_event_name": "UserPromptSubmit", "prompt": prompt,
+                    "session_id": f"load-{index}",
+                    "transcript_path": f"/tmp/load-{index}.jsonl",
+                    "cwd": cwd,
+                    "permission_mode": "default",
+                    "hook_event_name": "UserPromptSubmit",
+                    "prompt": prompt,
                 }
                 sent = time.monotonic()
                 try:
@@ -304,8 +322,10 @@ class MemorySampler:
             mean = statistics.fmean(m for _, m in steady)
             third = len(steady) // 3
             report[name] = {
-                "thirds_mean_mib": [round(statistics.fmean(m for _, m in part), 1)
-                                    for part in (steady[:third], steady[third:-third], steady[-third:])],
+                "thirds_mean_mib": [
+                    round(statistics.fmean(m for _, m in part), 1)
+                    for part in (steady[:third], steady[third:-third], steady[-third:])
+                ],
                 "mean_mib": round(mean, 1),
                 "min_mib": round(min(m for _, m in steady), 1),
                 "max_mib": round(max(m for _, m in steady), 1),
@@ -344,9 +364,12 @@ def issue_tokens(data_dir: Path, count: int, prefix: str = "load") -> list[str]:
 def wait_for_tokens(suite: Suite, token: str) -> None:
     """The gateway reloads the token store every few seconds; wait until it accepts the newest token."""
     wait_for(
-        lambda: httpx.get(suite.url + "/api/repos", headers={"Authorization": f"Bearer {token}"}).status_code
-        == 200,
-        30, "the gateway to accept the issued tokens",
+        lambda: (
+            httpx.get(suite.url + "/api/repos", headers={"Authorization": f"Bearer {token}"}).status_code
+            == 200
+        ),
+        30,
+        "the gateway to accept the issued tokens",
     )
 
 
@@ -356,8 +379,10 @@ def index_corpus(suite: Suite, corpus: Path, name: str, say: Callable[[str], Non
     if result.returncode != 0:
         raise SystemExit(f"indexing failed: {result.stderr}{result.stdout}")
     final = json.loads(result.stdout)
-    say(f"indexed {final.get('files_scanned')} files, {final.get('chunks', 0)} chunks "
-        f"in {time.monotonic() - started:.0f} s")
+    say(
+        f"indexed {final.get('files_scanned')} files, {final.get('chunks', 0)} chunks "
+        f"in {time.monotonic() - started:.0f} s"
+    )
     return final  # type: ignore[no-any-return]
 
 
@@ -396,16 +421,19 @@ def gateway_counter(suite: Suite, metric: str, label: str, having: str = "") -> 
 def gateway_counters(suite: Suite) -> dict[str, dict[str, float]]:
     return {
         # why a hook answered {}: "deadline" (the 1.5 s hook deadline), "error", "bad_request"
-        "empty_reasons": gateway_counter(suite, "reporecall_hook_failures_total", "reason",
-                                         'event="UserPromptSubmit"'),
+        "empty_reasons": gateway_counter(
+            suite, "reporecall_hook_failures_total", "reason", 'event="UserPromptSubmit"'
+        ),
         # context blocks built without a backend (it was slow or down), by backend
         "degraded_replies": gateway_counter(suite, "reporecall_degraded_replies_total", "backend"),
     }
 
 
 def counter_delta(after: dict[str, dict[str, float]], before: dict[str, dict[str, float]]) -> dict[str, Any]:
-    return {name: {k: v - before[name].get(k, 0) for k, v in counts.items() if v - before[name].get(k, 0)}
-            for name, counts in after.items()}
+    return {
+        name: {k: v - before[name].get(k, 0) for k, v in counts.items() if v - before[name].get(k, 0)}
+        for name, counts in after.items()
+    }
 
 
 def restarts(suite: Suite) -> dict[str, int]:
@@ -453,9 +481,12 @@ class FaultInjector:
             wait_for(partial(self._restarted, service, old_pid), 120, f"{service} to be restarted")
             serving = time.monotonic()
             wait_for(self._full_answer, 120, f"full answers after {service} was restarted", interval=0.25)
-            fault = {"service": service, "killed_at_s": round(killed - self._t0, 1),
-                     "serving_after_s": round(serving - killed, 1),
-                     "full_answers_after_s": round(time.monotonic() - killed, 1)}
+            fault = {
+                "service": service,
+                "killed_at_s": round(killed - self._t0, 1),
+                "serving_after_s": round(serving - killed, 1),
+                "full_answers_after_s": round(time.monotonic() - killed, 1),
+            }
             self.faults.append(fault)
             self._say(f"  fault: {fault}")
 
@@ -466,19 +497,39 @@ def main(argv: list[str] | None = None) -> int:
     )
     parser.add_argument("--clients", type=int, default=50)
     parser.add_argument("--duration", type=float, default=60.0, help="seconds of load")
-    parser.add_argument("--warmup", type=float, default=20.0,
-                        help="seconds of load before the measured window (caches, allocator arenas, the "
-                             "sessions' working memory fill up); excluded from every figure")
-    parser.add_argument("--think", type=float, nargs=2, default=(0.0, 0.0), metavar=("MIN", "MAX"),
-                        help="seconds a client waits between prompts (default: none, closed loop)")
-    parser.add_argument("--data-dir", type=Path, default=Path("/tmp/reporecall-load"),
-                        help="suite data dir; reused between runs so the corpus is indexed and embedded once")
+    parser.add_argument(
+        "--warmup",
+        type=float,
+        default=20.0,
+        help="seconds of load before the measured window (caches, allocator arenas, the "
+        "sessions' working memory fill up); excluded from every figure",
+    )
+    parser.add_argument(
+        "--think",
+        type=float,
+        nargs=2,
+        default=(0.0, 0.0),
+        metavar=("MIN", "MAX"),
+        help="seconds a client waits between prompts (default: none, closed loop)",
+    )
+    parser.add_argument(
+        "--data-dir",
+        type=Path,
+        default=Path("/tmp/reporecall-load"),
+        help="suite data dir; reused between runs so the corpus is indexed and embedded once",
+    )
     parser.add_argument("--json", type=Path, help="also write the report here")
-    parser.add_argument("--faults", action="store_true",
-                        help="SIGKILL search, graph, memory and indexer in turn during the run (the "
-                             "supervisor restarts them); report recovery times and replies slower than 2 s")
-    parser.add_argument("--prepare-only", action="store_true",
-                        help="build, index and embed the corpus, then stop (the slow part, done once)")
+    parser.add_argument(
+        "--faults",
+        action="store_true",
+        help="SIGKILL search, graph, memory and indexer in turn during the run (the "
+        "supervisor restarts them); report recovery times and replies slower than 2 s",
+    )
+    parser.add_argument(
+        "--prepare-only",
+        action="store_true",
+        help="build, index and embed the corpus, then stop (the slow part, done once)",
+    )
     args = parser.parse_args(argv)
 
     def say(text: str) -> None:
@@ -492,17 +543,23 @@ def main(argv: list[str] | None = None) -> int:
         index_corpus(suite, corpus, "corpus", say)
         wait_for_vectors(suite, "corpus", 3600, say)
         stats = search_stats(suite, "corpus")
-        say(f"search holds {stats.get('files')} files, {stats.get('chunks')} chunks, "
-            f"{stats.get('vectors')} vectors")
+        say(
+            f"search holds {stats.get('files')} files, {stats.get('chunks')} chunks, "
+            f"{stats.get('vectors')} vectors"
+        )
         if args.prepare_only:
             return 0
         tokens = issue_tokens(suite.data_dir, args.clients)
         wait_for_tokens(suite, tokens[-1])
         prompts = make_prompts(corpus_symbols(corpus))
         before_restarts = restarts(suite)
-        say(f"load: {args.clients} clients x ({args.warmup:.0f} s warm-up + {args.duration:.0f} s measured) ...")
-        offsets = [args.warmup + args.duration * (i + 1) / (len(FAULT_SERVICES) + 2)
-                   for i in range(len(FAULT_SERVICES))]
+        say(
+            f"load: {args.clients} clients x ({args.warmup:.0f} s warm-up + {args.duration:.0f} s measured) ..."
+        )
+        offsets = [
+            args.warmup + args.duration * (i + 1) / (len(FAULT_SERVICES) + 2)
+            for i in range(len(FAULT_SERVICES))
+        ]
         gateway_pid = suite.pid("gateway")
         with MemorySampler(lambda: child_pids(suite)) as sampler, contextlib.ExitStack() as stack:
             injector = FaultInjector(suite, "corpus", offsets, say) if args.faults else None
@@ -511,12 +568,15 @@ def main(argv: list[str] | None = None) -> int:
             counters: dict[str, dict[str, dict[str, float]]] = {}
             timer = threading.Timer(args.warmup, lambda: counters.update(before=gateway_counters(suite)))
             timer.start()
-            everything = asyncio.run(run_clients(suite.url, tokens, prompts, str(corpus),
-                                                 args.warmup + args.duration,
-                                                 tuple(args.think)))  # type: ignore[arg-type]
+            everything = asyncio.run(
+                run_clients(
+                    suite.url, tokens, prompts, str(corpus), args.warmup + args.duration, tuple(args.think)
+                )
+            )  # type: ignore[arg-type]
             timer.join()
-        result = LoadResult([s for s in everything.samples if s.started >= args.warmup],
-                            everything.duration - args.warmup)
+        result = LoadResult(
+            [s for s in everything.samples if s.started >= args.warmup], everything.duration - args.warmup
+        )
         report = {
             "clients": args.clients,
             "think_s": list(args.think),
@@ -533,8 +593,10 @@ def main(argv: list[str] | None = None) -> int:
             "gateway_restarted": suite.pid("gateway") != gateway_pid,
             "by_prompt": result.by_template(),
             "memory": sampler.trend(args.warmup),
-            "rss_samples_mib": {name: [(round(t, 1), round(kib / 1024, 1)) for t, _, kib in rows]
-                                for name, rows in sampler.samples.items()},
+            "rss_samples_mib": {
+                name: [(round(t, 1), round(kib / 1024, 1)) for t, _, kib in rows]
+                for name, rows in sampler.samples.items()
+            },
         }
     finally:
         suite.stop()
@@ -544,12 +606,21 @@ def main(argv: list[str] | None = None) -> int:
     growing = [] if args.faults else [name for name, trend in report["memory"].items() if not flat(trend)]
     expected_restarts = dict.fromkeys(FAULT_SERVICES, 1) if args.faults else {}
     unexpected = {k: v for k, v in report["restarts"].items() if v != expected_restarts.get(k, 0)}
-    ok = (report["errors"] == 0 and report["errors_during_warmup"] == 0 and not growing and not unexpected
-          and not report["gateway_restarted"])
+    ok = (
+        report["errors"] == 0
+        and report["errors_during_warmup"] == 0
+        and not growing
+        and not unexpected
+        and not report["gateway_restarted"]
+    )
     if args.faults:
         ok = ok and len(report["faults"]) == len(FAULT_SERVICES)
-    say("PASS" if ok else f"FAIL: errors={report['errors']} growing={growing} restarts={report['restarts']} "
-                          f"gateway_restarted={report['gateway_restarted']}")
+    say(
+        "PASS"
+        if ok
+        else f"FAIL: errors={report['errors']} growing={growing} restarts={report['restarts']} "
+        f"gateway_restarted={report['gateway_restarted']}"
+    )
     return 0 if ok else 1
 
 

@@ -567,7 +567,9 @@ def _classify_conversational(text: str) -> Route | None:
         return Route(RouteName.SKIP, 0.9, (), ("greeting, thanks or chat about the conversation",))
     # "yes", "ok go ahead", "continue": the code of the previous prompt is already in the conversation
     # (its block was injected then), so looking it up again would only repeat it.
-    return Route(RouteName.SKIP, 0.8, (), ("content-free reply: the previous context is already in the conversation",))
+    return Route(
+        RouteName.SKIP, 0.8, (), ("content-free reply: the previous context is already in the conversation",)
+    )
 
 
 def _window(text: str, head: int, tail: int) -> str:

@@ -63,7 +63,10 @@ def sqlite_path(url: str, data_dir: Path) -> Path:
 def bootstrap(settings: GraphSettings) -> ServiceParts:
     store = TimedStore(
         build_graph_store(
-            settings.graph_url, settings.data_dir, settings.graph_user, settings.graph_password.get_secret_value()
+            settings.graph_url,
+            settings.data_dir,
+            settings.graph_user,
+            settings.graph_password.get_secret_value(),
         ),
         "graph",
     )

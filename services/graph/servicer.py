@@ -5,17 +5,14 @@ Engine calls block (store queries, traversal, Louvain), so they run in a bounded
 
 from __future__ import annotations
 
-import asyncio
-import functools
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 import grpc
-import structlog
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from kit.convert import call_site_from_pb, import_from_pb, import_to_pb, symbol_from_pb, symbol_to_pb
+from kit.engine_calls import EngineCalls, error_message
 from reporecall.graph.v1 import graph_pb2, graph_pb2_grpc
 
 from .domain.errors import InvalidArgument, StoreUnavailable, SymbolNotFound
@@ -23,7 +20,6 @@ from .domain.model import CallEdge, CommunityReport, GraphNode, Resolution, Symb
 from .engine import GraphEngine
 
 SERVICE_NAME = graph_pb2.DESCRIPTOR.services_by_name["GraphService"].full_name
-log = structlog.get_logger(__name__)
 T = TypeVar("T")
 
 _RESOLUTION_TO_PB = {r: graph_pb2.Resolution.Value(f"RESOLUTION_{r.name}") for r in Resolution}
@@ -68,36 +64,24 @@ def _converted(items: Any, convert: Callable[[Any], T], field: str) -> list[T]:
 class GraphServicer(graph_pb2_grpc.GraphServiceServicer):
     def __init__(self, engine: GraphEngine, workers: int = 4) -> None:
         self._engine = engine
-        self._executor = ThreadPoolExecutor(workers, thread_name_prefix="graph")
+        self._calls = EngineCalls(
+            "graph",
+            workers,
+            {
+                InvalidArgument: grpc.StatusCode.INVALID_ARGUMENT,
+                SymbolNotFound: grpc.StatusCode.NOT_FOUND,
+                StoreUnavailable: grpc.StatusCode.UNAVAILABLE,
+            },
+        )
 
     def close(self) -> None:
-        self._executor.shutdown(wait=True, cancel_futures=True)
-
-    async def _run(
-        self, context: grpc.aio.ServicerContext, fn: Callable[..., T], *args: Any, **kwargs: Any
-    ) -> T:
-        try:
-            return await asyncio.get_running_loop().run_in_executor(
-                self._executor, functools.partial(fn, *args, **kwargs)
-            )
-        except InvalidArgument as exc:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, _message(exc))
-        except SymbolNotFound as exc:
-            await context.abort(grpc.StatusCode.NOT_FOUND, _message(exc))
-        except StoreUnavailable as exc:
-            await context.abort(grpc.StatusCode.UNAVAILABLE, _message(exc))
-        except Exception:
-            log.exception("graph.internal_error", method=getattr(fn, "__name__", str(fn)))
-            await context.abort(
-                grpc.StatusCode.INTERNAL, "graph: internal error (details in the graph service log)"
-            )
-        raise AssertionError("unreachable: context.abort raises")
+        self._calls.close()
 
     async def _convert(self, context: grpc.aio.ServicerContext, fn: Callable[[], T]) -> T:
         try:
             return fn()
         except InvalidArgument as exc:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, _message(exc))
+            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, error_message(exc))
         raise AssertionError("unreachable: context.abort raises")
 
     async def ReplaceFileGraph(self, request, context):  # noqa: N802
@@ -109,7 +93,7 @@ class GraphServicer(graph_pb2_grpc.GraphServiceServicer):
                 _converted(request.imports, import_from_pb, "imports"),
             ),
         )
-        result = await self._run(
+        result = await self._calls.run(
             context,
             self._engine.replace_file,
             request.repo,
@@ -122,15 +106,15 @@ class GraphServicer(graph_pb2_grpc.GraphServiceServicer):
         return graph_pb2.ReplaceFileGraphResponse(symbols=result.symbols, call_sites=result.call_sites)
 
     async def DeleteFiles(self, request, context):  # noqa: N802
-        removed = await self._run(context, self._engine.delete_files, request.repo, list(request.paths))
+        removed = await self._calls.run(context, self._engine.delete_files, request.repo, list(request.paths))
         return graph_pb2.DeleteFilesResponse(symbols_deleted=removed)
 
     async def DeleteRepo(self, request, context):  # noqa: N802
-        removed = await self._run(context, self._engine.delete_repo, request.repo)
+        removed = await self._calls.run(context, self._engine.delete_repo, request.repo)
         return graph_pb2.DeleteRepoResponse(symbols_deleted=removed)
 
     async def Callers(self, request, context):  # noqa: N802
-        result = await self._run(
+        result = await self._calls.run(
             context,
             self._engine.callers,
             request.repo,
@@ -147,7 +131,7 @@ class GraphServicer(graph_pb2_grpc.GraphServiceServicer):
         )
 
     async def Callees(self, request, context):  # noqa: N802
-        result = await self._run(
+        result = await self._calls.run(
             context,
             self._engine.callees,
             request.repo,
@@ -164,7 +148,7 @@ class GraphServicer(graph_pb2_grpc.GraphServiceServicer):
         )
 
     async def CallTree(self, request, context):  # noqa: N802
-        tree = await self._run(
+        tree = await self._calls.run(
             context,
             self._engine.call_tree,
             request.repo,
@@ -181,7 +165,7 @@ class GraphServicer(graph_pb2_grpc.GraphServiceServicer):
         )
 
     async def ShortestPath(self, request, context):  # noqa: N802
-        path = await self._run(
+        path = await self._calls.run(
             context,
             self._engine.shortest_path,
             request.repo,
@@ -194,15 +178,15 @@ class GraphServicer(graph_pb2_grpc.GraphServiceServicer):
         )
 
     async def Imports(self, request, context):  # noqa: N802
-        imports = await self._run(context, self._engine.imports, request.repo, request.path)
+        imports = await self._calls.run(context, self._engine.imports, request.repo, request.path)
         return graph_pb2.ImportsResponse(imports=[import_to_pb(i) for i in imports])
 
     async def Importers(self, request, context):  # noqa: N802
-        imports = await self._run(context, self._engine.importers, request.repo, request.path)
+        imports = await self._calls.run(context, self._engine.importers, request.repo, request.path)
         return graph_pb2.ImportersResponse(imports=[import_to_pb(i) for i in imports])
 
     async def Communities(self, request, context):  # noqa: N802
-        report: CommunityReport = await self._run(
+        report: CommunityReport = await self._calls.run(
             context, self._engine.communities, request.repo, request.limit, request.recompute
         )
         return graph_pb2.CommunitiesResponse(
@@ -236,7 +220,7 @@ class GraphServicer(graph_pb2_grpc.GraphServiceServicer):
         )
 
     async def Stats(self, request, context):  # noqa: N802
-        stats = await self._run(context, self._engine.stats, request.repo)
+        stats = await self._calls.run(context, self._engine.stats, request.repo)
         response = graph_pb2.StatsResponse(
             symbols=stats.symbols,
             resolved_edges=stats.resolved_edges,
@@ -248,9 +232,3 @@ class GraphServicer(graph_pb2_grpc.GraphServiceServicer):
         if stats.last_recompute is not None:
             response.last_recompute.CopyFrom(_timestamp(stats.last_recompute))
         return response
-
-
-def _message(exc: Exception, limit: int = 1000) -> str:
-    """The error for the client, cut short: messages quote the input, and gRPC refuses metadata over 16 kB."""
-    text = str(exc)
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -167,8 +167,9 @@ def bench_suite(src: Path) -> dict[str, float]:
     with tempfile.TemporaryDirectory(prefix="reporecall-bench-suite-") as tmp:
         tree = Path(tmp) / "tree"
         shutil.copytree(src, tree, symlinks=True)
-        suite = Suite.start(Path(tmp) / "data", env={"REPORECALL_VECTOR_URL": "none",
-                                                      "REPORECALL_RATE_LIMIT_PER_SECOND": "0"})
+        suite = Suite.start(
+            Path(tmp) / "data", env={"REPORECALL_VECTOR_URL": "none", "REPORECALL_RATE_LIMIT_PER_SECOND": "0"}
+        )
         try:
             started = time.perf_counter()
             result = suite.cli("index", str(tree), "--name", "bench", "--json", timeout=1800)
@@ -181,8 +182,12 @@ def bench_suite(src: Path) -> dict[str, float]:
             saved = time.perf_counter()
 
             def visible() -> bool:
-                reply = httpx.post(suite.url + "/api/search", headers=suite.headers(), timeout=5,
-                                   json={"query": marker, "repo": "bench", "mode": "keyword", "limit": 3})
+                reply = httpx.post(
+                    suite.url + "/api/search",
+                    headers=suite.headers(),
+                    timeout=5,
+                    json={"query": marker, "repo": "bench", "mode": "keyword", "limit": 3},
+                )
                 return any(h["chunk"]["name"] == marker for h in reply.json().get("hits", []))
 
             wait_for(visible, 30, "the saved edit to become searchable", interval=0.02)
@@ -238,8 +243,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"(keyword-only) in {r['cold_seconds']:.2f} s = {r['files_per_second']:.0f} files/s "
         f"({r['files_per_second'] / baseline:.2f}x the no-op-sink baseline), {r['chunks_per_second']:.0f} chunks/s"
     )
-    print(f"{'':>9}one-file edit saved → searchable (watcher, no command): "
-          f"{r['save_to_searchable_seconds'] * 1000:.0f} ms")
+    print(
+        f"{'':>9}one-file edit saved → searchable (watcher, no command): "
+        f"{r['save_to_searchable_seconds'] * 1000:.0f} ms"
+    )
 
 
 if __name__ == "__main__":

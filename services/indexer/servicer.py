@@ -68,8 +68,12 @@ class IndexerServicer(indexer_pb2_grpc.IndexerServiceServicer):
         except (InvalidRepoPath, ManifestUnwritable) as exc:
             await _abort(context, grpc.StatusCode.FAILED_PRECONDITION, str(exc))
         return indexer_pb2.SyncRepoResponse(
-            pulled=pulled, head_commit=status.head_commit, files_sent=final.files_sent,
-            files_deleted=final.files_deleted, errors=final.errors)
+            pulled=pulled,
+            head_commit=status.head_commit,
+            files_sent=final.files_sent,
+            files_deleted=final.files_deleted,
+            errors=final.errors,
+        )
 
     async def ListRepos(
         self, request: indexer_pb2.ListReposRequest, context: grpc.aio.ServicerContext
@@ -162,8 +166,7 @@ async def _abort(context: grpc.aio.ServicerContext, code: grpc.StatusCode, messa
 async def _require_repo(name: str, context: grpc.aio.ServicerContext) -> None:
     if not name:
         await _abort(
-            context,
-            grpc.StatusCode.INVALID_ARGUMENT, "repo: give the name of a registered repository"
+            context, grpc.StatusCode.INVALID_ARGUMENT, "repo: give the name of a registered repository"
         )
 
 

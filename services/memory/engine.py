@@ -796,8 +796,9 @@ class MemoryEngine:
         if keep is not None:
             usage = {k: v for k, v in usage.items() if k in keep}
         else:  # pruned working memories leave their counts behind; one per prompt, so drop them here
-            usage = {k: v for k, v in usage.items()
-                     if parse_working_id(k) is None or folder.file_for(k).exists()}
+            usage = {
+                k: v for k, v in usage.items() if parse_working_id(k) is None or folder.file_for(k).exists()
+            }
         if usage or folder.usage_mtime_ns():
             folder.write_usage(usage)
         self._load_usage(ns, folder, folder.usage_mtime_ns(), usage)

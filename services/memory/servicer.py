@@ -5,18 +5,15 @@ Engine calls block (file I/O under locks, SQLite), so they run in a bounded thre
 
 from __future__ import annotations
 
-import asyncio
-import functools
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from pathlib import Path
 from typing import Any, TypeVar
 
 import grpc
-import structlog
 from google.protobuf.timestamp_pb2 import Timestamp
 
+from kit.engine_calls import EngineCalls
 from reporecall.memory.v1 import memory_pb2, memory_pb2_grpc
 
 from .domain.errors import InvalidField, MemoryNotFound, ReadOnlyMemory
@@ -25,7 +22,6 @@ from .engine import MemoryDraft, MemoryEngine, Observation, RecallQuery
 
 SERVICE_NAME = memory_pb2.DESCRIPTOR.services_by_name["MemoryService"].full_name
 MAX_EPISODE_AGE_DAYS = 36_500  # a century; larger values overflow timedelta and mean nothing
-log = structlog.get_logger(__name__)
 T = TypeVar("T")
 
 _TYPE_TO_PB = {t: memory_pb2.MemoryType.Value(f"MEMORY_TYPE_{t.name}") for t in MemoryType}
@@ -107,26 +103,19 @@ def draft_from_pb(message: memory_pb2.Memory) -> MemoryDraft:
 class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
     def __init__(self, engine: MemoryEngine, workers: int = 4) -> None:
         self._engine = engine
-        self._executor = ThreadPoolExecutor(workers, thread_name_prefix="memory")
+        self._calls = EngineCalls(
+            "memory",
+            workers,
+            {
+                InvalidField: grpc.StatusCode.INVALID_ARGUMENT,
+                MemoryNotFound: grpc.StatusCode.NOT_FOUND,
+                ReadOnlyMemory: grpc.StatusCode.FAILED_PRECONDITION,
+            },
+        )
         self._claude_attached: set[str] = set()
 
     def close(self) -> None:
-        self._executor.shutdown(wait=True, cancel_futures=True)
-
-    async def _run(
-        self, context: grpc.aio.ServicerContext, fn: Callable[..., T], *args: Any, **kwargs: Any
-    ) -> T:
-        try:
-            return await asyncio.get_running_loop().run_in_executor(
-                self._executor, functools.partial(fn, *args, **kwargs)
-            )
-        except InvalidField as exc:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
-        except MemoryNotFound as exc:
-            await context.abort(grpc.StatusCode.NOT_FOUND, str(exc))
-        except ReadOnlyMemory as exc:
-            await context.abort(grpc.StatusCode.FAILED_PRECONDITION, str(exc))
-        raise AssertionError("unreachable: context.abort raises")
+        self._calls.close()
 
     async def _convert(self, context: grpc.aio.ServicerContext, fn: Callable[[], T]) -> T:
         try:
@@ -139,7 +128,7 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
         if not request.HasField("memory"):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "memory: is required")
         draft = await self._convert(context, lambda: draft_from_pb(request.memory))
-        memory = await self._run(context, self._engine.store, draft)
+        memory = await self._calls.run(context, self._engine.store, draft)
         return memory_pb2.StoreResponse(memory=memory_to_pb(memory))
 
     async def Recall(self, request: memory_pb2.RecallRequest, context: grpc.aio.ServicerContext) -> Any:
@@ -163,8 +152,8 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
             self._claude_attached.add(request.repo)  # once per repo; the watcher follows later edits
             path = Path(request.repo_path)
             if path.is_absolute():
-                await self._run(context, self._engine.attach_claude_memory, request.repo, path)
-        result = await self._run(context, self._engine.recall, query)
+                await self._calls.run(context, self._engine.attach_claude_memory, request.repo, path)
+        result = await self._calls.run(context, self._engine.recall, query)
         return memory_pb2.RecallResponse(
             memories=[
                 memory_pb2.RecalledMemory(memory=memory_to_pb(r.memory), score=r.score, tokens=r.tokens)
@@ -174,11 +163,13 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
         )
 
     async def Forget(self, request: memory_pb2.ForgetRequest, context: grpc.aio.ServicerContext) -> Any:
-        forgotten = await self._run(context, self._engine.forget, request.repo, request.id, user=request.user)
+        forgotten = await self._calls.run(
+            context, self._engine.forget, request.repo, request.id, user=request.user
+        )
         return memory_pb2.ForgetResponse(forgotten=forgotten)
 
     async def List(self, request: memory_pb2.ListRequest, context: grpc.aio.ServicerContext) -> Any:
-        memories = await self._run(
+        memories = await self._calls.run(
             context,
             self._engine.list_memories,
             request.repo,
@@ -196,7 +187,7 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
                 f"episode_max_age_days: must be between 0 and {MAX_EPISODE_AGE_DAYS}",
             )
         max_age = timedelta(days=request.episode_max_age_days) if request.episode_max_age_days else None
-        result = await self._run(context, self._engine.compact, request.repo, max_age)
+        result = await self._calls.run(context, self._engine.compact, request.repo, max_age)
         return memory_pb2.CompactResponse(superseded=result.superseded, archived=result.archived)
 
     async def Observe(self, request: memory_pb2.ObserveRequest, context: grpc.aio.ServicerContext) -> Any:
@@ -209,11 +200,11 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
             route=request.route,
             hit_paths=tuple(request.hit_paths),
         )
-        kept = await self._run(context, self._engine.observe, observation)
+        kept = await self._calls.run(context, self._engine.observe, observation)
         return memory_pb2.ObserveResponse(kept=kept)
 
     async def DeleteRepo(
         self, request: memory_pb2.DeleteRepoRequest, context: grpc.aio.ServicerContext
     ) -> Any:
-        deleted = await self._run(context, self._engine.delete_repo, request.repo)
+        deleted = await self._calls.run(context, self._engine.delete_repo, request.repo)
         return memory_pb2.DeleteRepoResponse(deleted=deleted)

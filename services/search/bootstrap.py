@@ -108,7 +108,8 @@ def build_embedder(
 def build_engine(settings: SearchSettings) -> SearchEngine:
     data_dir = settings.data_dir
     keyword = TimedStore(
-        build_keyword_index(settings.keyword_url, data_dir, settings.meili_api_key.get_secret_value()), "keyword"
+        build_keyword_index(settings.keyword_url, data_dir, settings.meili_api_key.get_secret_value()),
+        "keyword",
     )
     embedder = query_embedder = vector = store = None
     if settings.vector_url.lower() != "none":

@@ -5,16 +5,13 @@ Engine calls block (SQLite, HTTP to stores, ONNX), so they run in a bounded thre
 
 from __future__ import annotations
 
-import asyncio
-import functools
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import grpc
-import structlog
 
 from kit.convert import chunk_from_pb, chunk_to_pb, kind_from_pb
+from kit.engine_calls import Answer, EngineCalls
 from reporecall.search.v1 import search_pb2, search_pb2_grpc
 from services.search.domain.model import (
     InvalidRequest,
@@ -30,7 +27,6 @@ from services.search.domain.model import (
 from services.search.engine import MAX_LIMIT, SearchEngine
 
 SERVICE_NAME = search_pb2.DESCRIPTOR.services_by_name["SearchService"].full_name
-log = structlog.get_logger(__name__)
 T = TypeVar("T")
 
 DEFAULT_SEARCH_LIMIT = 10
@@ -105,32 +101,19 @@ def hit_to_pb(hit: SearchHit) -> search_pb2.SearchHit:
 class SearchServicer(search_pb2_grpc.SearchServiceServicer):
     def __init__(self, engine: SearchEngine, workers: int = 8) -> None:
         self._engine = engine
-        self._executor = ThreadPoolExecutor(workers, thread_name_prefix="search")
+        self._calls = EngineCalls(
+            "search",
+            workers,
+            {
+                InvalidRequest: grpc.StatusCode.INVALID_ARGUMENT,
+                NotFound: grpc.StatusCode.NOT_FOUND,
+                StoreFull: Answer(grpc.StatusCode.RESOURCE_EXHAUSTED, "error"),
+                StoreUnavailable: Answer(grpc.StatusCode.UNAVAILABLE, "warning"),
+            },
+        )
 
     def close(self) -> None:
-        self._executor.shutdown(wait=True, cancel_futures=True)
-
-    async def _run(self, context: grpc.aio.ServicerContext, fn: Callable[..., T], *args: Any) -> T:
-        try:
-            return await asyncio.get_running_loop().run_in_executor(
-                self._executor, functools.partial(fn, *args)
-            )
-        except InvalidRequest as exc:
-            await context.abort(grpc.StatusCode.INVALID_ARGUMENT, str(exc))
-        except NotFound as exc:
-            await context.abort(grpc.StatusCode.NOT_FOUND, str(exc))
-        except StoreFull as exc:
-            log.error("search.store_full", error=str(exc))
-            await context.abort(grpc.StatusCode.RESOURCE_EXHAUSTED, f"search: {exc}")
-        except StoreUnavailable as exc:
-            log.warning("search.store_unavailable", error=str(exc))
-            await context.abort(grpc.StatusCode.UNAVAILABLE, f"search: {exc}")
-        except Exception:
-            log.exception("search.internal_error", method=getattr(fn, "__name__", str(fn)))
-            await context.abort(
-                grpc.StatusCode.INTERNAL, "search: internal error (details in the search service log)"
-            )
-        raise AssertionError("unreachable: context.abort raises")
+        self._calls.close()
 
     async def _parse(self, context: grpc.aio.ServicerContext, fn: Callable[[], T]) -> T:
         try:
@@ -150,15 +133,15 @@ class SearchServicer(search_pb2_grpc.SearchServiceServicer):
             return chunks
 
         chunks = await self._parse(context, parse)
-        stored = await self._run(context, self._engine.upsert_file, request.repo, request.path, chunks)
+        stored = await self._calls.run(context, self._engine.upsert_file, request.repo, request.path, chunks)
         return search_pb2.UpsertFileResponse(chunks_stored=stored)
 
     async def DeleteFiles(self, request, context):  # noqa: N802
-        removed = await self._run(context, self._engine.delete_files, request.repo, list(request.paths))
+        removed = await self._calls.run(context, self._engine.delete_files, request.repo, list(request.paths))
         return search_pb2.DeleteFilesResponse(chunks_deleted=removed)
 
     async def DeleteRepo(self, request, context):  # noqa: N802
-        removed = await self._run(context, self._engine.delete_repo, request.repo)
+        removed = await self._calls.run(context, self._engine.delete_repo, request.repo)
         return search_pb2.DeleteRepoResponse(chunks_deleted=removed)
 
     async def Search(self, request, context):  # noqa: N802
@@ -170,13 +153,13 @@ class SearchServicer(search_pb2_grpc.SearchServiceServicer):
                 _enum(_MODES, request.mode, "mode"),
             ),
         )
-        result = await self._run(
+        result = await self._calls.run(
             context, self._engine.search, request.query, request.repo, filters, limit, mode
         )
         return search_pb2.SearchResponse(hits=[hit_to_pb(h) for h in result.hits], partial=result.partial)
 
     async def GetChunks(self, request, context):  # noqa: N802
-        chunks = await self._run(context, self._engine.get_chunks, request.repo, list(request.ids))
+        chunks = await self._calls.run(context, self._engine.get_chunks, request.repo, list(request.ids))
         return search_pb2.GetChunksResponse(chunks=[chunk_to_pb(c) for c in chunks])
 
     async def FindSymbols(self, request, context):  # noqa: N802
@@ -184,11 +167,13 @@ class SearchServicer(search_pb2_grpc.SearchServiceServicer):
             context,
             lambda: (_enum(_MATCHES, request.match, "match"), _limit(request.limit, DEFAULT_SYMBOL_LIMIT)),
         )
-        found = await self._run(context, self._engine.find_symbols, request.repo, request.name, match, limit)
+        found = await self._calls.run(
+            context, self._engine.find_symbols, request.repo, request.name, match, limit
+        )
         return search_pb2.FindSymbolsResponse(symbols=[chunk_to_pb(c) for c in found])
 
     async def Stats(self, request, context):  # noqa: N802
-        stats = await self._run(context, self._engine.stats, request.repo)
+        stats = await self._calls.run(context, self._engine.stats, request.repo)
         return search_pb2.StatsResponse(
             files=stats.files,
             chunks=stats.chunks,
@@ -200,18 +185,18 @@ class SearchServicer(search_pb2_grpc.SearchServiceServicer):
         )
 
     async def FileChunks(self, request, context):  # noqa: N802
-        chunks = await self._run(context, self._engine.file_chunks, request.repo, request.path)
+        chunks = await self._calls.run(context, self._engine.file_chunks, request.repo, request.path)
         return search_pb2.FileChunksResponse(chunks=[chunk_to_pb(c) for c in chunks])
 
     async def Feedback(self, request, context):  # noqa: N802
-        score = await self._run(
+        score = await self._calls.run(
             context, self._engine.feedback, request.repo, request.chunk_id, request.useful, request.query
         )
         return search_pb2.FeedbackResponse(score=score)
 
     async def RepoProfile(self, request, context):  # noqa: N802
         max_symbols = request.max_symbols or DEFAULT_PROFILE_SYMBOLS
-        profile = await self._run(context, self._engine.profile, request.repo, max_symbols)
+        profile = await self._calls.run(context, self._engine.profile, request.repo, max_symbols)
         return search_pb2.RepoProfileResponse(
             files=[
                 search_pb2.ProfileFile(path=f.path, language=f.language, is_test=f.is_test)

@@ -116,7 +116,7 @@ def as_signal(expr: str) -> str:
             end = i + 1
             while end < len(expr) and expr[end] != char:
                 end += 2 if expr[end] == "\\" else 1
-            out.append(expr[i:end + 1])
+            out.append(expr[i : end + 1])
             i = end + 1
             continue
         if char == "{":
@@ -126,7 +126,7 @@ def as_signal(expr: str) -> str:
         elif braces == 0:
             op = next((op for op in _COMPARISONS if expr.startswith(op, i)), None)
             if op:
-                out.append(op if expr[i + len(op):].lstrip().startswith("bool") else f"{op} bool")
+                out.append(op if expr[i + len(op) :].lstrip().startswith("bool") else f"{op} bool")
                 i += len(op)
                 continue
         out.append(char)
@@ -139,9 +139,33 @@ _RANGES = re.compile(r"\[[^\]]*\]")
 _GROUPING = re.compile(r"\b(by|without|on|ignoring|group_left|group_right)\s*\(([^)]*)\)")
 _SELECTOR = re.compile(r"(?<![\w.])([a-zA-Z_:][\w:]*)\s*(\{[^}]*\})?(\s*\()?")
 _MATCHER_LABEL = re.compile(r"([a-zA-Z_]\w*)\s*(?:=~|!~|!=|=)")
-_KEYWORDS = {"by", "without", "on", "ignoring", "group_left", "group_right", "and", "or", "unless", "bool",
-             "offset", "inf", "nan", "sum", "min", "max", "avg", "group", "stddev", "stdvar", "count",
-             "count_values", "bottomk", "topk", "quantile"}
+_KEYWORDS = {
+    "by",
+    "without",
+    "on",
+    "ignoring",
+    "group_left",
+    "group_right",
+    "and",
+    "or",
+    "unless",
+    "bool",
+    "offset",
+    "inf",
+    "nan",
+    "sum",
+    "min",
+    "max",
+    "avg",
+    "group",
+    "stddev",
+    "stdvar",
+    "count",
+    "count_values",
+    "bottomk",
+    "topk",
+    "quantile",
+}
 
 
 def selectors(expr: str) -> list[tuple[str, set[str]]]:
@@ -192,10 +216,13 @@ def prometheus_binaries() -> tuple[str, str]:
     if prometheus and promtool:
         return prometheus, promtool
     if not shutil.which("apt-get"):
-        pytest.skip("prometheus/promtool are not installed and apt-get is unavailable to install them "
-                    "(Debian: tools/install_prometheus.sh)")
-    result = subprocess.run(["bash", str(ROOT / "tools" / "install_prometheus.sh")], capture_output=True,
-                            text=True, timeout=600)
+        pytest.skip(
+            "prometheus/promtool are not installed and apt-get is unavailable to install them "
+            "(Debian: tools/install_prometheus.sh)"
+        )
+    result = subprocess.run(
+        ["bash", str(ROOT / "tools" / "install_prometheus.sh")], capture_output=True, text=True, timeout=600
+    )
     assert result.returncode == 0, f"tools/install_prometheus.sh failed:\n{result.stdout}\n{result.stderr}"
     prometheus, promtool = shutil.which("prometheus"), shutil.which("promtool")
     assert prometheus and promtool, "tools/install_prometheus.sh ran but prometheus/promtool are not on PATH"

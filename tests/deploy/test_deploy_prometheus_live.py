@@ -131,15 +131,25 @@ def prometheus(suite: Suite, tmp_path_factory: pytest.TempPathFactory) -> Iterat
     port, log = free_port(), workdir / "prometheus.log"
     with open(log, "wb") as out:
         process = subprocess.Popen(
-            [binary, f"--config.file={config}", f"--storage.tsdb.path={workdir / 'data'}",
-             f"--web.listen-address=127.0.0.1:{port}", "--storage.tsdb.retention.time=1h",
-             "--log.level=warn"],
-            stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            [
+                binary,
+                f"--config.file={config}",
+                f"--storage.tsdb.path={workdir / 'data'}",
+                f"--web.listen-address=127.0.0.1:{port}",
+                "--storage.tsdb.retention.time=1h",
+                "--log.level=warn",
+            ],
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
         )
     live = Prometheus(f"http://127.0.0.1:{port}", process, log)
     try:
-        wait_for(lambda: process.poll() is not None or httpx.get(f"{live.url}/-/ready", timeout=1).is_success,
-                 30, "Prometheus to be ready")
+        wait_for(
+            lambda: process.poll() is not None or httpx.get(f"{live.url}/-/ready", timeout=1).is_success,
+            30,
+            "Prometheus to be ready",
+        )
         assert process.poll() is None, log.read_text()
         yield live
     finally:
@@ -165,8 +175,9 @@ def traffic(suite: Suite, prometheus: Prometheus) -> Traffic:
     for prompt in PROMPTS:
         assert suite.post("/hooks/prompt-context", hook_payload(prompt)).status_code == 200
     # A malformed body: the hook answers empty and counts a failure (reason bad_request).
-    bad = httpx.post(suite.url + "/hooks/prompt-context", content=b"{not json", headers=suite.headers(),
-                     timeout=10)
+    bad = httpx.post(
+        suite.url + "/hooks/prompt-context", content=b"{not json", headers=suite.headers(), timeout=10
+    )
     assert bad.status_code < 500, bad.text
     # Let Prometheus see the first samples, so the second wave shows up in rate() windows.
     wait_for(lambda: prometheus.query("reporecall_hook_seconds_count"), 10, "the first hooks to be scraped")
@@ -179,8 +190,11 @@ def traffic(suite: Suite, prometheus: Prometheus) -> Traffic:
     os.kill(pid, signal.SIGSTOP)
     try:
         down = wait_for(lambda: prometheus.query('up{job="search"} == 0'), 15, "search to be seen down")
-        pending = wait_for(lambda: prometheus.query('ALERTS{alertname="ReporecallServiceDown"}'), 15,
-                           "ReporecallServiceDown to go pending")
+        pending = wait_for(
+            lambda: prometheus.query('ALERTS{alertname="ReporecallServiceDown"}'),
+            15,
+            "ReporecallServiceDown to go pending",
+        )
         reply = suite.post("/hooks/prompt-context", hook_payload(PROMPTS[1]), timeout=10)
         assert reply.status_code == 200
     finally:
@@ -260,8 +274,11 @@ def test_every_recording_rule_and_alert_signal_returns_data(prometheus: Promethe
         expressions.append(Expression(f"alert {rule['alert']}", as_signal(rule["expr"])))
     problems = _evaluate_all(prometheus, expressions)
     silent = {f"alert {name}" for name in SILENT_ALERTS}
-    fallback = [Expression(f"alert {name} (its metric)", SILENT_ALERTS[name]) for name in SILENT_ALERTS
-                if any(p.startswith(f"alert {name}:") for p in problems)]
+    fallback = [
+        Expression(f"alert {name} (its metric)", SILENT_ALERTS[name])
+        for name in SILENT_ALERTS
+        if any(p.startswith(f"alert {name}:") for p in problems)
+    ]
     problems = [p for p in problems if p.split(":", 1)[0] not in silent] + _evaluate_all(prometheus, fallback)
     assert not problems, "\n".join(problems)
 
@@ -270,6 +287,7 @@ def test_hook_latency_quantiles_are_numbers(prometheus: Prometheus, traffic: Tra
     # NaN for every route would mean the histogram's rate was empty and the dashboard would draw nothing.
     # The window spans the whole run, which answered hooks after Prometheus had scraped the first ones.
     result = prometheus.query(
-        "histogram_quantile(0.99, sum by (le, event, route) (rate(reporecall_hook_seconds_bucket[5m])))")
+        "histogram_quantile(0.99, sum by (le, event, route) (rate(reporecall_hook_seconds_bucket[5m])))"
+    )
     values = {series["metric"]["route"]: float(series["value"][1]) for series in result}
     assert any(not math.isnan(v) and 0 < v < 2 for v in values.values()), values

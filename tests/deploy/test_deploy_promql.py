@@ -44,8 +44,9 @@ def promtool() -> str:
 
 
 def test_promtool_accepts_the_config_and_its_rule_file(promtool: str) -> None:
-    result = subprocess.run([promtool, "check", "config", str(PROMETHEUS_CONFIG)],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [promtool, "check", "config", str(PROMETHEUS_CONFIG)], capture_output=True, text=True
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     assert "1 rule files found" in result.stdout
 
@@ -67,22 +68,31 @@ def test_promtool_rejects_a_broken_rule(promtool: str, tmp_path: Path) -> None:
 
 def test_scrape_config_has_a_job_per_process_on_its_metrics_port() -> None:
     config = yaml.safe_load(PROMETHEUS_CONFIG.read_text())
-    targets = {job["job_name"]: [t for sc in job["static_configs"] for t in sc["targets"]]
-               for job in config["scrape_configs"]}
+    targets = {
+        job["job_name"]: [t for sc in job["static_configs"] for t in sc["targets"]]
+        for job in config["scrape_configs"]
+    }
     for process in ("gateway", "indexer", "search", "graph", "memory"):
         assert targets[process] == [f"{process}:9100"]
 
 
 def test_dashboards_are_what_build_dashboards_writes() -> None:
-    result = subprocess.run([sys.executable, str(DEPLOY / "grafana" / "build_dashboards.py"), "--check"],
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, str(DEPLOY / "grafana" / "build_dashboards.py"), "--check"],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0, result.stderr
 
 
 def test_dashboards_cover_overview_indexing_grpc_and_stores() -> None:
     titles = {json.loads(path.read_text())["title"] for path in dashboard_files()}
-    assert titles == {"RepoRecall / Overview", "RepoRecall / Indexing", "RepoRecall / gRPC traffic",
-                      "RepoRecall / Stores and resources"}
+    assert titles == {
+        "RepoRecall / Overview",
+        "RepoRecall / Indexing",
+        "RepoRecall / gRPC traffic",
+        "RepoRecall / Stores and resources",
+    }
 
 
 def test_every_panel_uses_the_provisioned_datasource() -> None:
@@ -104,8 +114,11 @@ def test_provisioning_loads_the_dashboards_folder_compose_mounts() -> None:
 
 def _exported_metrics() -> dict[str, set[str]]:
     """Every series name the code can export, with its label names (histogram/counter suffixes included)."""
-    for module in ("kit.metrics", "gateway.metrics", *(
-            f"services.{p.parent.name}.metrics" for p in sorted((ROOT / "services").glob("*/metrics.py")))):
+    for module in (
+        "kit.metrics",
+        "gateway.metrics",
+        *(f"services.{p.parent.name}.metrics" for p in sorted((ROOT / "services").glob("*/metrics.py"))),
+    ):
         importlib.import_module(module)
     exported: dict[str, set[str]] = {"up": set()}
     for collector, names in REGISTRY._collector_to_names.items():  # noqa: SLF001 - no public listing
@@ -118,8 +131,10 @@ def _exported_metrics() -> dict[str, set[str]]:
 
 
 def _all_expressions() -> list[tuple[str, str]]:
-    from_rules = [(f"rules.yml › {rule.get('alert') or rule.get('record')}", rule["expr"])
-                  for rule in recording_rules() + alert_rules()]
+    from_rules = [
+        (f"rules.yml › {rule.get('alert') or rule.get('record')}", rule["expr"])
+        for rule in recording_rules() + alert_rules()
+    ]
     return [(e.where, grafana_to_promql(e.promql)) for e in dashboard_expressions()] + from_rules
 
 
@@ -146,8 +161,10 @@ def test_every_metric_and_label_in_dashboards_and_rules_is_exported_by_the_code(
 
 def test_every_alert_has_a_severity_a_summary_and_a_runbook_section() -> None:
     runbook = (DEPLOY / "README.md").read_text()
-    headings = {re.sub(r"[^a-z0-9-]", "", h.strip().lower().replace(" ", "-"))
-                for h in re.findall(r"^#+ (.+)$", runbook, re.M)}
+    headings = {
+        re.sub(r"[^a-z0-9-]", "", h.strip().lower().replace(" ", "-"))
+        for h in re.findall(r"^#+ (.+)$", runbook, re.M)
+    }
     for rule in alert_rules():
         assert rule["labels"]["severity"] in {"warning", "critical"}, rule["alert"]
         assert rule["annotations"]["summary"], rule["alert"]
@@ -168,19 +185,26 @@ def test_the_alerts_the_issue_asks_for_exist() -> None:
     assert {"ReporecallGrpcErrorRatioHigh", "ReporecallHttpErrorRatioHigh"} <= set(exprs)
 
 
-@pytest.mark.parametrize(("expr", "signal"), [
-    ("up == 0", "up == bool 0"),
-    ('x{a!="b", c=~"d>e"} > 0.08', 'x{a!="b", c=~"d>e"} > bool 0.08'),
-    ("a >= 1 and rate(b[5m]) != 0", "a >= bool 1 and rate(b[5m]) != bool 0"),
-    ("a < bool 1", "a < bool 1"),
-    ('label_replace(a, "x", ">", "y", "<")', 'label_replace(a, "x", ">", "y", "<")'),
-])
+@pytest.mark.parametrize(
+    ("expr", "signal"),
+    [
+        ("up == 0", "up == bool 0"),
+        ('x{a!="b", c=~"d>e"} > 0.08', 'x{a!="b", c=~"d>e"} > bool 0.08'),
+        ("a >= 1 and rate(b[5m]) != 0", "a >= bool 1 and rate(b[5m]) != bool 0"),
+        ("a < bool 1", "a < bool 1"),
+        ('label_replace(a, "x", ">", "y", "<")', 'label_replace(a, "x", ">", "y", "<")'),
+    ],
+)
 def test_alert_comparisons_become_bool_outside_matchers_and_strings(expr: str, signal: str) -> None:
     assert as_signal(expr) == signal
 
 
 def test_grafana_variables_become_all_and_fixed_intervals() -> None:
-    assert grafana_to_promql('rate(x{job=~"$job", r=~"${repo}"}[$__rate_interval])') == \
-        'rate(x{job=~".*", r=~".*"}[1m])'
-    assert grafana_to_promql("label_values(reporecall_index_backlog_files, repo)") == \
-        "count by (repo) (reporecall_index_backlog_files)"
+    assert (
+        grafana_to_promql('rate(x{job=~"$job", r=~"${repo}"}[$__rate_interval])')
+        == 'rate(x{job=~".*", r=~".*"}[1m])'
+    )
+    assert (
+        grafana_to_promql("label_values(reporecall_index_backlog_files, repo)")
+        == "count by (repo) (reporecall_index_backlog_files)"
+    )

@@ -27,8 +27,14 @@ FUZZ_CASES: Counter[str] = Counter()  # fuzz cases tried per surface, printed in
 
 def prompt_payload(prompt: str, cwd: str | Path = "/nowhere", session: str = "rel-1") -> dict[str, str]:
     """What Claude Code's http hook posts for UserPromptSubmit."""
-    return {"session_id": session, "transcript_path": "/tmp/t.jsonl", "cwd": str(cwd),
-            "permission_mode": "default", "hook_event_name": "UserPromptSubmit", "prompt": prompt}
+    return {
+        "session_id": session,
+        "transcript_path": "/tmp/t.jsonl",
+        "cwd": str(cwd),
+        "permission_mode": "default",
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": prompt,
+    }
 
 
 def hook_text(reply: Any) -> str:
@@ -82,7 +88,7 @@ def make_chain_repo(root: Path, files: int) -> Path:
         (pkg / f"m{i}.py").write_text(
             f'"""Module {i}."""\n\nfrom .m{nxt} import step_{nxt}\n\n\n'
             f"def helper(value):\n    return value + {i}\n\n\n"
-            f"def step_{i}(value):\n    \"\"\"Step {i} of the chain.\"\"\"\n"
+            f'def step_{i}(value):\n    """Step {i} of the chain."""\n'
             f"    if value > {i * 10}:\n        return helper(value)\n    return step_{nxt}(helper(value))\n"
         )
     return root
@@ -130,17 +136,24 @@ def holdings(suite: Suite, repo: str) -> dict[str, int]:
     with stubs(suite) as s:
         search = s.search.Stats(search_pb2.StatsRequest(repo=repo), timeout=10)
         graph = s.graph.Stats(graph_pb2.StatsRequest(repo=repo), timeout=10)
-        memories = s.memory.List(memory_pb2.ListRequest(repo=repo, limit=500, include_inactive=True), timeout=10)
+        memories = s.memory.List(
+            memory_pb2.ListRequest(repo=repo, limit=500, include_inactive=True), timeout=10
+        )
     return {
-        "search_files": search.files, "search_chunks": search.chunks,
-        "graph_symbols": graph.symbols, "graph_edges": graph.resolved_edges + graph.ambiguous_edges,
-        "graph_imports": graph.imports, "memories": len(memories.memories),
+        "search_files": search.files,
+        "search_chunks": search.chunks,
+        "graph_symbols": graph.symbols,
+        "graph_edges": graph.resolved_edges + graph.ambiguous_edges,
+        "graph_imports": graph.imports,
+        "memories": len(memories.memories),
     }
 
 
 def file_chunks(suite: Suite, repo: str, path: str) -> list[Any]:
     with stubs(suite) as s:
-        return list(s.search.FileChunks(search_pb2.FileChunksRequest(repo=repo, path=path), timeout=10).chunks)
+        return list(
+            s.search.FileChunks(search_pb2.FileChunksRequest(repo=repo, path=path), timeout=10).chunks
+        )
 
 
 def sqlite_integrity(data_dir: Path) -> dict[str, str]:

@@ -30,17 +30,33 @@ pytestmark = pytest.mark.e2e
 
 OUTSIDE = "outsidesecretqv"  # text that lives outside every repository
 TRAVERSALS = [
-    "../../../../etc/passwd", "/etc/passwd", "..%2F..%2F..%2Fetc%2Fpasswd", "%2e%2e/%2e%2e/etc/passwd",
-    "src/../../../../etc/passwd", "..\\..\\..\\etc\\passwd", "src/\x00/../../etc/passwd", "C:/Windows/win.ini",
-    "./../shop/src/shop/pricing.py", "..", "/",
+    "../../../../etc/passwd",
+    "/etc/passwd",
+    "..%2F..%2F..%2Fetc%2Fpasswd",
+    "%2e%2e/%2e%2e/etc/passwd",
+    "src/../../../../etc/passwd",
+    "..\\..\\..\\etc\\passwd",
+    "src/\x00/../../etc/passwd",
+    "C:/Windows/win.ini",
+    "./../shop/src/shop/pricing.py",
+    "..",
+    "/",
 ]
 
 
 def mcp_tool(suite: Suite, tool: str, arguments: dict[str, Any], token: str | None = None) -> dict[str, Any]:
     reply = httpx.post(
         suite.url + "/mcp",
-        json={"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": tool, "arguments": arguments}},
-        headers={"Authorization": f"Bearer {token or suite.token}", "Accept": "application/json, text/event-stream"},
+        json={
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": tool, "arguments": arguments},
+        },
+        headers={
+            "Authorization": f"Bearer {token or suite.token}",
+            "Accept": "application/json, text/event-stream",
+        },
         timeout=30,
     )
     assert reply.status_code == 200, reply.text
@@ -69,8 +85,9 @@ PATH_OPERATIONS = [
 @pytest.mark.usefixtures("no_restarts")
 @pytest.mark.parametrize("path", TRAVERSALS, ids=repr)
 @pytest.mark.parametrize(("op", "arguments", "field"), PATH_OPERATIONS, ids=[o[0] for o in PATH_OPERATIONS])
-def test_json_api_refuses_paths_that_leave_the_repository(shop: Suite, op: str, arguments: Any, field: str,
-                                                          path: str) -> None:
+def test_json_api_refuses_paths_that_leave_the_repository(
+    shop: Suite, op: str, arguments: Any, field: str, path: str
+) -> None:
     reply = shop.post(f"/api/ops/{op}", {"repo": "shop", **arguments(path)})
     assert reply.status_code == 400, reply.text
     assert reply.json()["field"] == field, reply.text
@@ -88,9 +105,14 @@ MCP_PATH_TOOLS = [
 
 @pytest.mark.usefixtures("no_restarts")
 @pytest.mark.parametrize("path", TRAVERSALS, ids=repr)
-@pytest.mark.parametrize(("tool", "arguments"), MCP_PATH_TOOLS,
-                         ids=["file_summary", "imports", "importers", "search_code", "index_refresh"])
-def test_mcp_tools_refuse_paths_that_leave_the_repository(shop: Suite, tool: str, arguments: Any, path: str) -> None:
+@pytest.mark.parametrize(
+    ("tool", "arguments"),
+    MCP_PATH_TOOLS,
+    ids=["file_summary", "imports", "importers", "search_code", "index_refresh"],
+)
+def test_mcp_tools_refuse_paths_that_leave_the_repository(
+    shop: Suite, tool: str, arguments: Any, path: str
+) -> None:
     result = mcp_tool(shop, tool, {"repo": "shop", **arguments(path)})
     text = result["content"][0]["text"]
     assert result["isError"] and "path" in text, text
@@ -119,7 +141,9 @@ def linked(shop: Suite, tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.usefixtures("no_restarts")
 def test_symlinks_that_leave_the_repository_are_not_indexed(shop: Suite, linked: Path) -> None:
-    found = shop.post("/api/search", {"repo": "linked", "query": f"{OUTSIDE} file dir", "mode": "keyword"}).json()
+    found = shop.post(
+        "/api/search", {"repo": "linked", "query": f"{OUTSIDE} file dir", "mode": "keyword"}
+    ).json()
     assert all(OUTSIDE not in json.dumps(hit) for hit in found.get("hits", [])), found
     inside = shop.post("/api/search", {"repo": "linked", "query": "inside only"}).json()
     assert any(hit["chunk"]["qualified_name"] == "inside_only" for hit in inside.get("hits", [])), inside
@@ -164,11 +188,13 @@ STORE_TRAVERSALS = ["../../../../etc/passwd", "/etc/passwd", "src/../../x.py", "
 @pytest.mark.usefixtures("no_restarts")
 @pytest.mark.parametrize("path", STORE_TRAVERSALS, ids=repr)
 def test_graph_refuses_paths_that_leave_the_repository(shop: Suite, path: str) -> None:
-    symbol = common_pb2.Symbol(id="t1", path=path, name="f", qualified_name="f", kind=1,
-                               start_line=1, end_line=2)
+    symbol = common_pb2.Symbol(
+        id="t1", path=path, name="f", qualified_name="f", kind=1, start_line=1, end_line=2
+    )
     calls = [
-        lambda g: g.ReplaceFileGraph(graph_pb2.ReplaceFileGraphRequest(repo="confined", path=path, file_hash="h",
-                                                                       symbols=[symbol])),
+        lambda g: g.ReplaceFileGraph(
+            graph_pb2.ReplaceFileGraphRequest(repo="confined", path=path, file_hash="h", symbols=[symbol])
+        ),
         lambda g: g.Imports(graph_pb2.ImportsRequest(repo="shop", path=path)),
         lambda g: g.Importers(graph_pb2.ImportersRequest(repo="shop", path=path)),
         lambda g: g.DeleteFiles(graph_pb2.DeleteFilesRequest(repo="confined", paths=[path])),
@@ -177,25 +203,46 @@ def test_graph_refuses_paths_that_leave_the_repository(shop: Suite, path: str) -
         for call in calls:
             with pytest.raises(grpc.RpcError) as raised:
                 call(s.graph)
-            assert raised.value.code() is grpc.StatusCode.INVALID_ARGUMENT and "path" in raised.value.details()
+            assert (
+                raised.value.code() is grpc.StatusCode.INVALID_ARGUMENT and "path" in raised.value.details()
+            )
 
 
 @pytest.mark.usefixtures("no_restarts")
 @pytest.mark.parametrize("path", STORE_TRAVERSALS[:3], ids=repr)
 def test_search_refuses_paths_that_leave_the_repository(shop: Suite, path: str) -> None:
-    chunk = common_pb2.Chunk(id="t1", repo="confined", path=path, language="python", kind=1, name="f",
-                             qualified_name="f", start_line=1, end_line=2, content="def f(): pass",
-                             content_hash="h")
+    chunk = common_pb2.Chunk(
+        id="t1",
+        repo="confined",
+        path=path,
+        language="python",
+        kind=1,
+        name="f",
+        qualified_name="f",
+        start_line=1,
+        end_line=2,
+        content="def f(): pass",
+        content_hash="h",
+    )
     with stubs(shop) as s, pytest.raises(grpc.RpcError) as raised:
-        s.search.UpsertFile(search_pb2.UpsertFileRequest(repo="confined", path=path, file_hash="h", chunks=[chunk]))
+        s.search.UpsertFile(
+            search_pb2.UpsertFileRequest(repo="confined", path=path, file_hash="h", chunks=[chunk])
+        )
     assert raised.value.code() is grpc.StatusCode.INVALID_ARGUMENT and "path" in raised.value.details()
 
 
 @pytest.mark.usefixtures("no_restarts")
 def test_memory_names_and_ids_cannot_escape_the_memory_folder(shop: Suite) -> None:
     before = {p for p in shop.data_dir.parent.rglob("*") if "pwned" in p.name}
-    stored = shop.post("/api/ops/store_memory", {"repo": "shop", "name": "../../../../pwned-by-name",
-                                                 "body": "traversal attempt", "memory_class": "fact"})
+    stored = shop.post(
+        "/api/ops/store_memory",
+        {
+            "repo": "shop",
+            "name": "../../../../pwned-by-name",
+            "body": "traversal attempt",
+            "memory_class": "fact",
+        },
+    )
     assert stored.status_code == 200, stored.text
     memory_id = stored.json()["memory"]["id"]
     assert "/" not in memory_id and ".." not in memory_id
@@ -215,8 +262,13 @@ def test_memory_names_and_ids_cannot_escape_the_memory_folder(shop: Suite) -> No
 
 
 # What only harbor's indexed content holds (its paths, docstrings and comments), unlike the names a query says.
-HARBOR_CONTENT = ("src/lighthousezq/", "of the lighthousezq checksum", "keeping the lighthousezq totals",
-                  "The lighthousezq package", "computes the lighthousezq checksum")
+HARBOR_CONTENT = (
+    "src/lighthousezq/",
+    "of the lighthousezq checksum",
+    "keeping the lighthousezq totals",
+    "The lighthousezq package",
+    "computes the lighthousezq checksum",
+)
 
 
 def leaks_harbor(text: str) -> bool:
@@ -233,17 +285,22 @@ def harbor_chunk_ids(suite: Suite) -> list[str]:
 @pytest.mark.usefixtures("no_restarts")
 def test_searching_one_repository_never_returns_another_repositorys_chunks(shop: Suite, harbor: Path) -> None:
     for mode in ("hybrid", "keyword", "vector"):
-        found = shop.post("/api/search", {"repo": "shop", "query": "lighthousezq checksum ledger", "mode": mode,
-                                          "limit": 50})
+        found = shop.post(
+            "/api/search",
+            {"repo": "shop", "query": "lighthousezq checksum ledger", "mode": mode, "limit": 50},
+        )
         assert found.status_code == 200, found.text
         hits = found.json().get("hits", [])
         assert all(h["chunk"]["repo"] == "shop" and not leaks_harbor(json.dumps(h)) for h in hits), hits
     symbols = shop.post("/api/ops/find_symbol", {"repo": "shop", "name": "lighthousezq_step_1"}).json()
     assert not symbols.get("symbols"), symbols
-    for op, arguments in [("callers", {"symbol": "lighthousezq_step_1"}),
-                          ("callees", {"symbol": "lighthousezq_step_0"}),
-                          ("call_tree", {"symbol": "lighthousezq_step_1"}), ("communities", {}),
-                          ("importers", {"path": "src/lighthousezq/mod1.py"})]:
+    for op, arguments in [
+        ("callers", {"symbol": "lighthousezq_step_1"}),
+        ("callees", {"symbol": "lighthousezq_step_0"}),
+        ("call_tree", {"symbol": "lighthousezq_step_1"}),
+        ("communities", {}),
+        ("importers", {"path": "src/lighthousezq/mod1.py"}),
+    ]:
         reply = shop.post(f"/api/ops/{op}", {"repo": "shop", **arguments})
         assert reply.status_code in (200, 400, 404) and not leaks_harbor(reply.text), (op, reply.text)
         assert "nodes" not in reply.json() or not reply.json()["nodes"], (op, reply.text)
@@ -257,8 +314,11 @@ def test_another_repositorys_chunk_ids_resolve_to_nothing(shop: Suite, harbor: P
         assert not got.chunks, [c.repo for c in got.chunks]
         for chunk_id in ids[:3]:
             try:
-                reply = s.graph.Callers(graph_pb2.CallersRequest(repo="shop", symbol=graph_pb2.SymbolRef(id=chunk_id),
-                                                                 depth=2, limit=50))
+                reply = s.graph.Callers(
+                    graph_pb2.CallersRequest(
+                        repo="shop", symbol=graph_pb2.SymbolRef(id=chunk_id), depth=2, limit=50
+                    )
+                )
             except grpc.RpcError as exc:
                 assert exc.code() in (grpc.StatusCode.NOT_FOUND, grpc.StatusCode.INVALID_ARGUMENT)
                 continue
@@ -282,14 +342,23 @@ def test_hooks_context_and_mcp_for_one_repository_never_show_another(shop: Suite
 
 @pytest.mark.usefixtures("no_restarts")
 def test_memories_of_one_repository_are_not_recalled_in_another(shop: Suite, harbor: Path) -> None:
-    stored = shop.post("/api/ops/store_memory", {"repo": "harbor", "name": "harbor nightly rule",
-                                                 "body": "harbormemoryzq checksums are recomputed nightly",
-                                                 "memory_class": "rule", "scope": "project"})
+    stored = shop.post(
+        "/api/ops/store_memory",
+        {
+            "repo": "harbor",
+            "name": "harbor nightly rule",
+            "body": "harbormemoryzq checksums are recomputed nightly",
+            "memory_class": "rule",
+            "scope": "project",
+        },
+    )
     assert stored.status_code == 200, stored.text
     recalled = shop.post("/api/ops/recall", {"repo": "shop", "query": "harbormemoryzq checksums recomputed"})
     listed = shop.post("/api/ops/list_memories", {"repo": "shop", "include_inactive": True})
     assert "harbormemoryzq" not in recalled.text and "harbormemoryzq" not in listed.text
-    assert "harbormemoryzq" in shop.post("/api/ops/recall", {"repo": "harbor", "query": "harbormemoryzq"}).text
+    assert (
+        "harbormemoryzq" in shop.post("/api/ops/recall", {"repo": "harbor", "query": "harbormemoryzq"}).text
+    )
     hook = shop.post(HOOK, prompt_payload("are harbormemoryzq checksums recomputed nightly?", SPINE))
     assert "harbormemoryzq checksums are" not in hook_text(hook)
 
@@ -304,8 +373,14 @@ def users(shop: Suite) -> dict[str, str]:
         issued = shop.cli("token", "issue", user)
         assert issued.returncode == 0, issued.stderr
         tokens[user] = issued.stdout.strip().splitlines()[-1]
-    wait_for(lambda: all(httpx.get(shop.url + "/api/repos", headers={"Authorization": f"Bearer {t}"}).status_code
-                         == 200 for t in tokens.values()), 30, "the gateway to accept the new tokens")
+    wait_for(
+        lambda: all(
+            httpx.get(shop.url + "/api/repos", headers={"Authorization": f"Bearer {t}"}).status_code == 200
+            for t in tokens.values()
+        ),
+        30,
+        "the gateway to accept the new tokens",
+    )
     return tokens
 
 
@@ -317,8 +392,18 @@ def as_user(suite: Suite, token: str, path: str, body: dict[str, Any]) -> httpx.
 def test_personal_memories_are_invisible_to_other_users(shop: Suite, users: dict[str, str]) -> None:
     alice, bob = users["alice"], users["bob"]
     secret = "alice prefers the zqvortex rounding mode for every invoice total"
-    stored = as_user(shop, alice, "/api/ops/store_memory", {"repo": "shop", "name": "zqvortex preference",
-                                                           "body": secret, "scope": "user", "memory_class": "rule"})
+    stored = as_user(
+        shop,
+        alice,
+        "/api/ops/store_memory",
+        {
+            "repo": "shop",
+            "name": "zqvortex preference",
+            "body": secret,
+            "scope": "user",
+            "memory_class": "rule",
+        },
+    )
     assert stored.status_code == 200, stored.text
     memory_id = stored.json()["memory"]["id"]
     assert stored.json()["memory"]["user"] == "alice"
@@ -330,36 +415,59 @@ def test_personal_memories_are_invisible_to_other_users(shop: Suite, users: dict
     # prompts become his working memory, so they never carry the marker.)
     assert "zqvortex" not in as_user(shop, bob, "/api/ops/recall", query).text
     assert "zqvortex" not in as_user(shop, bob, "/api/ops/recall", {**query, "user": "alice"}).text
-    assert "zqvortex" not in as_user(shop, bob, "/api/ops/list_memories",
-                                     {"repo": "shop", "include_inactive": True}).text
+    assert (
+        "zqvortex"
+        not in as_user(shop, bob, "/api/ops/list_memories", {"repo": "shop", "include_inactive": True}).text
+    )
     prompt = prompt_payload("which rounding mode do we use for every invoice total?", SPINE, session="bob-1")
     hook = httpx.post(shop.url + HOOK, json=prompt, headers={"Authorization": f"Bearer {bob}"}, timeout=10)
     assert "zqvortex" not in hook_text(hook)
-    mcp = mcp_tool(shop, "memory", {"action": "recall", "query": "rounding mode invoice total", "repo": "shop"},
-                   token=bob)
+    mcp = mcp_tool(
+        shop,
+        "memory",
+        {"action": "recall", "query": "rounding mode invoice total", "repo": "shop"},
+        token=bob,
+    )
     assert "zqvortex" not in json.dumps(mcp)
     # Nor can he forget it (another user's memory counts as absent), and it stays for Alice.
     forgot = as_user(shop, bob, "/api/ops/forget_memory", {"repo": "shop", "memory_id": memory_id})
     assert forgot.status_code in (200, 404) and not forgot.json().get("forgotten"), forgot.text
     assert "zqvortex" in as_user(shop, alice, "/api/ops/recall", query).text
-    prompt = prompt_payload("which rounding mode do we use for every invoice total?", SPINE, session="alice-1")
-    alice_hook = httpx.post(shop.url + HOOK, json=prompt, headers={"Authorization": f"Bearer {alice}"}, timeout=10)
+    prompt = prompt_payload(
+        "which rounding mode do we use for every invoice total?", SPINE, session="alice-1"
+    )
+    alice_hook = httpx.post(
+        shop.url + HOOK, json=prompt, headers={"Authorization": f"Bearer {alice}"}, timeout=10
+    )
     assert "zqvortex" in hook_text(alice_hook)
 
 
 @pytest.mark.usefixtures("no_restarts")
-def test_a_users_prompts_kept_as_working_memory_are_invisible_to_other_users(shop: Suite,
-                                                                             users: dict[str, str]) -> None:
+def test_a_users_prompts_kept_as_working_memory_are_invisible_to_other_users(
+    shop: Suite, users: dict[str, str]
+) -> None:
     alice, bob = users["alice"], users["bob"]
-    prompt = prompt_payload("why does the zqmango discount apply twice to bulk orders?", SPINE, session="alice-2")
-    assert httpx.post(shop.url + HOOK, json=prompt, headers={"Authorization": f"Bearer {alice}"},
-                      timeout=10).status_code == 200
-    mine = wait_for(lambda: "zqmango" in as_user(shop, alice, "/api/ops/list_memories", {"repo": "shop"}).text,
-                    10, "alice's prompt to be kept as her working memory")
+    prompt = prompt_payload(
+        "why does the zqmango discount apply twice to bulk orders?", SPINE, session="alice-2"
+    )
+    assert (
+        httpx.post(
+            shop.url + HOOK, json=prompt, headers={"Authorization": f"Bearer {alice}"}, timeout=10
+        ).status_code
+        == 200
+    )
+    mine = wait_for(
+        lambda: "zqmango" in as_user(shop, alice, "/api/ops/list_memories", {"repo": "shop"}).text,
+        10,
+        "alice's prompt to be kept as her working memory",
+    )
     assert mine
     listed = as_user(shop, bob, "/api/ops/list_memories", {"repo": "shop", "include_inactive": True})
     assert "zqmango" not in listed.text
-    assert "zqmango" not in as_user(shop, bob, "/api/ops/recall", {"repo": "shop", "query": "zqmango discount"}).text
+    assert (
+        "zqmango"
+        not in as_user(shop, bob, "/api/ops/recall", {"repo": "shop", "query": "zqmango discount"}).text
+    )
     later = prompt_payload("does the bulk discount apply twice?", SPINE, session="bob-2")
     hook = httpx.post(shop.url + HOOK, json=later, headers={"Authorization": f"Bearer {bob}"}, timeout=10)
     assert "zqmango" not in hook_text(hook)
@@ -367,11 +475,23 @@ def test_a_users_prompts_kept_as_working_memory_are_invisible_to_other_users(sho
 
 @pytest.mark.usefixtures("no_restarts")
 def test_a_revoked_or_forged_token_is_refused_everywhere(shop: Suite, users: dict[str, str]) -> None:
-    for headers in ({}, {"Authorization": "Bearer rr_forged"}, {"Authorization": "Basic YWxpY2U6eA=="},
-                    {"Authorization": f"Bearer {users['alice']}x"}):
-        for method, path in (("POST", HOOK), ("POST", "/api/search"), ("POST", "/mcp"), ("GET", "/api/repos"),
-                             ("DELETE", "/api/repos/shop")):
-            reply = httpx.request(method, shop.url + path, json={"repo": "shop", "query": "x"}, headers=headers)
+    for headers in (
+        {},
+        {"Authorization": "Bearer rr_forged"},
+        {"Authorization": "Basic YWxpY2U6eA=="},
+        {"Authorization": f"Bearer {users['alice']}x"},
+    ):
+        for method, path in (
+            ("POST", HOOK),
+            ("POST", "/api/search"),
+            ("POST", "/mcp"),
+            ("GET", "/api/repos"),
+            ("DELETE", "/api/repos/shop"),
+        ):
+            reply = httpx.request(
+                method, shop.url + path, json={"repo": "shop", "query": "x"}, headers=headers
+            )
             assert reply.status_code == 401, (path, headers, reply.status_code)
     assert shop.get("/api/repos").status_code == 200 and any(
-        r["name"] == "shop" for r in shop.get("/api/repos").json()["repos"])
+        r["name"] == "shop" for r in shop.get("/api/repos").json()["repos"]
+    )

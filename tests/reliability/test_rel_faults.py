@@ -34,10 +34,17 @@ pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
 HOOK_LIMIT = 2.0  # seconds: the 1.5 s hook deadline plus HTTP, on a shared 2-core machine
 FULL_ANSWER = "how is the bulk discount applied"
-PROMPTS = [(p, p) for p in (
-    FULL_ANSWER, "who calls order_total?", "where is vat_for_country defined", "thanks!",
-    "fix the bug in checkout_cart: the total ignores VAT", "give me an overview of the architecture",
-)]
+PROMPTS = [
+    (p, p)
+    for p in (
+        FULL_ANSWER,
+        "who calls order_total?",
+        "where is vat_for_country defined",
+        "thanks!",
+        "fix the bug in checkout_cart: the total ignores VAT",
+        "give me an overview of the architecture",
+    )
+]
 
 
 @pytest.fixture(scope="module")
@@ -62,8 +69,17 @@ class BackgroundLoad:
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
-        self.result = asyncio.run(run_clients(self._suite.url, self.tokens, PROMPTS, str(SPINE), duration=600,
-                                              think=(0.05, 0.3), stop=self._stop))
+        self.result = asyncio.run(
+            run_clients(
+                self._suite.url,
+                self.tokens,
+                PROMPTS,
+                str(SPINE),
+                duration=600,
+                think=(0.05, 0.3),
+                stop=self._stop,
+            )
+        )
 
     def __enter__(self) -> BackgroundLoad:
         self._thread.start()
@@ -112,8 +128,10 @@ def test_hooks_answer_in_time_while_each_backend_is_killed_and_recover_fully(fau
             time.sleep(1)
     summary = load.result.summary()
     slow = [s for s in load.result.samples if s.seconds >= HOOK_LIMIT]
-    print(f"\nfaults under load: {summary}; killed and recovered (s): {recovery}; "
-          f"degraded replies: {degraded_counts(suite)} (before: {degraded_before})")
+    print(
+        f"\nfaults under load: {summary}; killed and recovered (s): {recovery}; "
+        f"degraded replies: {degraded_counts(suite)} (before: {degraded_before})"
+    )
     assert summary["errors"] == 0, summary["error_examples"]
     assert not slow, [(round(s.started, 1), round(s.seconds, 2)) for s in slow]
     assert summary["requests"] > 50, summary
@@ -126,8 +144,9 @@ def test_hooks_answer_in_time_while_each_backend_is_killed_and_recover_fully(fau
 def stream_index(suite: Suite, name: str, kills: list[tuple[float, str]]) -> dict[str, Any]:
     """Run an index over HTTP; SIGKILL each named service once `fraction` of the changed files were sent."""
     pending, last = list(kills), {}
-    with httpx.stream("POST", f"{suite.url}/api/repos/{name}/index", json={}, headers=suite.headers(),
-                      timeout=300) as reply:
+    with httpx.stream(
+        "POST", f"{suite.url}/api/repos/{name}/index", json={}, headers=suite.headers(), timeout=300
+    ) as reply:
         for line in reply.iter_lines():
             if not line.strip():
                 continue
@@ -140,8 +159,9 @@ def stream_index(suite: Suite, name: str, kills: list[tuple[float, str]]) -> dic
     return last
 
 
-def test_stores_killed_mid_write_reopen_consistent_and_reindexing_converges(fault_suite: Suite,
-                                                                          tmp_path: Path) -> None:
+def test_stores_killed_mid_write_reopen_consistent_and_reindexing_converges(
+    fault_suite: Suite, tmp_path: Path
+) -> None:
     suite = fault_suite
     crashy, clean = tmp_path / "crashy", tmp_path / "clean"
     make_chain_repo(crashy, 300)
@@ -155,8 +175,13 @@ def test_stores_killed_mid_write_reopen_consistent_and_reindexing_converges(faul
     assert final.get("errors", 0) == 0, final
     index(suite, clean, "clean")
     code = ("search_files", "search_chunks", "graph_symbols", "graph_edges", "graph_imports")
-    wait_for(lambda: {k: holdings(suite, "crashy")[k] for k in code} == {k: holdings(suite, "clean")[k] for k in code},
-             30, "the killed-mid-write repository to hold what a clean run holds")
+    wait_for(
+        lambda: (
+            {k: holdings(suite, "crashy")[k] for k in code} == {k: holdings(suite, "clean")[k] for k in code}
+        ),
+        30,
+        "the killed-mid-write repository to hold what a clean run holds",
+    )
     got = holdings(suite, "crashy")
     print(f"\nkilled search and graph mid-index (first run ended at {last}); after re-index: {got}")
     assert got["search_files"] == 300 and got["graph_edges"] >= 300  # the empty __init__.py has no chunks

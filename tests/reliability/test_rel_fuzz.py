@@ -45,13 +45,41 @@ PWNED = Path("/tmp/reporecall-fuzz-pwned")
 HOOK_SECONDS = 2.5  # the hook deadline is 1.5 s; the rest is HTTP and a busy shared machine
 
 NASTY = [
-    "", " ", "\x00", "a\x00b", "\x1b[31mred\x1b[0m", "\u202egnp.exe", "\ufeff", "\r\n\r\nX-Injected: 1",
-    "../../../../etc/passwd", "/etc/passwd", "..%2F..%2Fetc%2Fpasswd", "%2e%2e/%2e%2e/etc/passwd",
-    "..\\..\\windows\\win.ini", "C:\\Windows", "~/.ssh/id_rsa", "src/../../..", "./../x",
-    "'; DROP TABLE chunks; --", "\" OR 1=1 --", "x' }) MATCH (n) DETACH DELETE n //",
-    "NEAR(a b) AND c* OR \"d", "repo = \"other\" OR path != \"\"", "{{7*7}}", "${jndi:ldap://x}",
-    "🙂" * 300, "a" * 20_000, "x" * 100_001, "𝔘𝔫𝔦𝔠𝔬𝔡𝔢", "ext::sh -c touch% " + str(PWNED),
-    "--upload-pack=touch " + str(PWNED), "-rf", "file:///etc", "null", "id:", "id:../../x",
+    "",
+    " ",
+    "\x00",
+    "a\x00b",
+    "\x1b[31mred\x1b[0m",
+    "\u202egnp.exe",
+    "\ufeff",
+    "\r\n\r\nX-Injected: 1",
+    "../../../../etc/passwd",
+    "/etc/passwd",
+    "..%2F..%2Fetc%2Fpasswd",
+    "%2e%2e/%2e%2e/etc/passwd",
+    "..\\..\\windows\\win.ini",
+    "C:\\Windows",
+    "~/.ssh/id_rsa",
+    "src/../../..",
+    "./../x",
+    "'; DROP TABLE chunks; --",
+    '" OR 1=1 --',
+    "x' }) MATCH (n) DETACH DELETE n //",
+    'NEAR(a b) AND c* OR "d',
+    'repo = "other" OR path != ""',
+    "{{7*7}}",
+    "${jndi:ldap://x}",
+    "🙂" * 300,
+    "a" * 20_000,
+    "x" * 100_001,
+    "𝔘𝔫𝔦𝔠𝔬𝔡𝔢",
+    "ext::sh -c touch% " + str(PWNED),
+    "--upload-pack=touch " + str(PWNED),
+    "-rf",
+    "file:///etc",
+    "null",
+    "id:",
+    "id:../../x",
 ]
 TEXT = st.one_of(
     st.sampled_from(NASTY),
@@ -59,10 +87,15 @@ TEXT = st.one_of(
     st.text(st.characters(max_codepoint=0x20), max_size=20),
     st.text(st.characters(codec="utf-8"), min_size=200, max_size=3000),
 )
-INTS = st.one_of(st.sampled_from([0, -1, 1, 2**31 - 1, -(2**31), 2**63 - 1, 10**30, -(10**30)]), st.integers())
-JSON_SCALARS = st.one_of(st.none(), st.booleans(), INTS, st.floats(allow_nan=False, allow_infinity=False), TEXT)
+INTS = st.one_of(
+    st.sampled_from([0, -1, 1, 2**31 - 1, -(2**31), 2**63 - 1, 10**30, -(10**30)]), st.integers()
+)
+JSON_SCALARS = st.one_of(
+    st.none(), st.booleans(), INTS, st.floats(allow_nan=False, allow_infinity=False), TEXT
+)
 JSON_VALUES = st.recursive(
-    JSON_SCALARS, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(TEXT, inner, max_size=4),
+    JSON_SCALARS,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(TEXT, inner, max_size=4),
     max_leaves=10,
 )
 
@@ -107,9 +140,15 @@ def check_hook_reply(reply: httpx.Response, seconds: float) -> None:
 
 
 BASE_SETTINGS = settings(
-    deadline=None, derandomize=True, database=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture, HealthCheck.data_too_large,
-                           HealthCheck.filter_too_much],
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.function_scoped_fixture,
+        HealthCheck.data_too_large,
+        HealthCheck.filter_too_much,
+    ],
 )
 
 
@@ -134,8 +173,11 @@ def hook_bodies() -> st.SearchStrategy[dict[str, Any]]:
     )
 
 
-REPO_HEADER = st.one_of(st.none(), st.sampled_from(["shop", "nope", "../shop", "%73hop"]),
-                        st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7e), max_size=30))
+REPO_HEADER = st.one_of(
+    st.none(),
+    st.sampled_from(["shop", "nope", "../shop", "%73hop"]),
+    st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7E), max_size=30),
+)
 
 
 @pytest.mark.usefixtures("no_restarts")
@@ -186,7 +228,9 @@ def _protected(repo: Any) -> bool:
 def operation_fields(op: str) -> list[str]:
     import inspect
 
-    names = [n for n in inspect.signature(getattr(Operations, op)).parameters if n not in ("self", "repo", "user")]
+    names = [
+        n for n in inspect.signature(getattr(Operations, op)).parameters if n not in ("self", "repo", "user")
+    ]
     return [*names, "repo", "cwd", "bogus_argument"]
 
 
@@ -214,9 +258,18 @@ def test_json_api_rejects_bad_arguments_with_a_4xx_naming_the_field(fuzz: Suite,
 
 
 SAFE_PATHS = st.one_of(
-    st.sampled_from(["relative/path", "/nonexistent/reporecall-fuzz", "", "/etc/../nonexistent",
-                     "ext::sh -c touch% " + str(PWNED), "--upload-pack=touch " + str(PWNED),
-                     "https://127.0.0.1:9/x.git", "/nonexistent/\x00nul"]),
+    st.sampled_from(
+        [
+            "relative/path",
+            "/nonexistent/reporecall-fuzz",
+            "",
+            "/etc/../nonexistent",
+            "ext::sh -c touch% " + str(PWNED),
+            "--upload-pack=touch " + str(PWNED),
+            "https://127.0.0.1:9/x.git",
+            "/nonexistent/\x00nul",
+        ]
+    ),
     TEXT.map(lambda text: "/nonexistent/" + text),
 )
 
@@ -227,8 +280,11 @@ def test_repo_endpoints_reject_bad_names_and_paths(fuzz: Suite) -> None:
         before = http.get("/api/repos").json().get("repos", [])
 
         @fuzz_settings(120)
-        @given(name=st.one_of(TEXT, JSON_VALUES), path=st.one_of(SAFE_PATHS, JSON_VALUES.filter(
-            lambda v: not isinstance(v, str))), action=st.sampled_from(["register", "delete", "status", "index"]))
+        @given(
+            name=st.one_of(TEXT, JSON_VALUES),
+            path=st.one_of(SAFE_PATHS, JSON_VALUES.filter(lambda v: not isinstance(v, str))),
+            action=st.sampled_from(["register", "delete", "status", "index"]),
+        )
         def case(name: Any, path: Any, action: str) -> None:
             assume(not _protected(name) and name != "fuzz")
             FUZZ_CASES["repos api"] += 1
@@ -273,8 +329,14 @@ RAW_BODIES = {
     "just under the cap": b'{"repo": "fuzz", "prompt": "' + b"def f(): pass\\n" * 60_000 + b'"}',
     "nul bytes": b'{"repo": "fuzz\x00", "query": "a\x00b", "prompt": "\x00"}',
 }
-RAW_ENDPOINTS = ["/api/context", "/api/search", "/api/ops/search", "/api/ops/store_memory", "/api/ops/callers",
-                 "/api/repos"]
+RAW_ENDPOINTS = [
+    "/api/context",
+    "/api/search",
+    "/api/ops/search",
+    "/api/ops/store_memory",
+    "/api/ops/callers",
+    "/api/repos",
+]
 
 
 @pytest.mark.usefixtures("no_restarts")
@@ -284,7 +346,9 @@ def test_malformed_bodies_get_an_empty_hook_reply(fuzz: Suite, kind: str) -> Non
         for endpoint in (HOOK, "/hooks/session-start"):
             FUZZ_CASES["raw bodies"] += 1
             started = time.monotonic()
-            reply = http.post(endpoint, content=RAW_BODIES[kind], headers={"Content-Type": "application/json"})
+            reply = http.post(
+                endpoint, content=RAW_BODIES[kind], headers={"Content-Type": "application/json"}
+            )
             check_hook_reply(reply, time.monotonic() - started)
 
 
@@ -294,8 +358,12 @@ def test_malformed_bodies_get_a_4xx_naming_the_problem(fuzz: Suite, kind: str) -
     with http_client(fuzz) as http:
         for endpoint in RAW_ENDPOINTS:
             FUZZ_CASES["raw bodies"] += 1
-            reply = http.post(endpoint, content=RAW_BODIES[kind], headers={"Content-Type": "application/json"})
-            check_api_reply(reply, {"prompt", "query", "limit", "name", "repo", "budget_tokens", "depth", "path"})
+            reply = http.post(
+                endpoint, content=RAW_BODIES[kind], headers={"Content-Type": "application/json"}
+            )
+            check_api_reply(
+                reply, {"prompt", "query", "limit", "name", "repo", "budget_tokens", "depth", "path"}
+            )
 
 
 @pytest.mark.usefixtures("no_restarts")
@@ -322,17 +390,42 @@ def test_a_body_streamed_without_length_is_capped(fuzz: Suite) -> None:
 MCP_TOOLS: dict[str, dict[str, st.SearchStrategy[Any]]] = {
     "search_code": {"query": TEXT, "limit": INTS, "mode": TEXT, "path_prefix": TEXT, "language": TEXT},
     "get_context": {"question": TEXT, "budget_tokens": INTS},
-    "code_graph": {"action": st.sampled_from(["symbol", "callers", "callees", "call_tree", "call_path",
-                                              "imports", "importers", "communities", "bogus"]),
-                   "symbol": TEXT, "target": TEXT, "path": TEXT, "depth": INTS},
+    "code_graph": {
+        "action": st.sampled_from(
+            [
+                "symbol",
+                "callers",
+                "callees",
+                "call_tree",
+                "call_path",
+                "imports",
+                "importers",
+                "communities",
+                "bogus",
+            ]
+        ),
+        "symbol": TEXT,
+        "target": TEXT,
+        "path": TEXT,
+        "depth": INTS,
+    },
     "file_summary": {"path": TEXT},
-    "memory": {"action": st.sampled_from(["recall", "store", "forget", "list", "bogus"]), "query": TEXT,
-               "name": TEXT, "body": TEXT, "description": TEXT, "id": TEXT,
-               "memory_class": st.sampled_from(["rule", "fact", "nope"]),
-               "scope": st.sampled_from(["project", "user", "global", "nope"]), "branch": TEXT},
+    "memory": {
+        "action": st.sampled_from(["recall", "store", "forget", "list", "bogus"]),
+        "query": TEXT,
+        "name": TEXT,
+        "body": TEXT,
+        "description": TEXT,
+        "id": TEXT,
+        "memory_class": st.sampled_from(["rule", "fact", "nope"]),
+        "scope": st.sampled_from(["project", "user", "global", "nope"]),
+        "branch": TEXT,
+    },
     "feedback": {"chunk_id": TEXT, "useful": st.one_of(st.booleans(), JSON_VALUES), "query": TEXT},
-    "index": {"action": st.sampled_from(["status", "refresh", "bogus"]),
-              "paths": st.one_of(st.lists(TEXT, max_size=4), JSON_VALUES)},
+    "index": {
+        "action": st.sampled_from(["status", "refresh", "bogus"]),
+        "paths": st.one_of(st.lists(TEXT, max_size=4), JSON_VALUES),
+    },
 }
 
 
@@ -343,9 +436,16 @@ def mcp_arguments(tool: str) -> st.SearchStrategy[dict[str, Any]]:
 
 
 def mcp_call(http: httpx.Client, tool: str, arguments: Any) -> httpx.Response:
-    return http.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/call",
-                                   "params": {"name": tool, "arguments": arguments}},
-                     headers={"Accept": "application/json, text/event-stream", "X-Reporecall-Repo": "fuzz"})
+    return http.post(
+        "/mcp",
+        json={
+            "jsonrpc": "2.0",
+            "id": 1,
+            "method": "tools/call",
+            "params": {"name": tool, "arguments": arguments},
+        },
+        headers={"Accept": "application/json, text/event-stream", "X-Reporecall-Repo": "fuzz"},
+    )
 
 
 @pytest.mark.usefixtures("no_restarts")
@@ -374,14 +474,22 @@ def test_mcp_tools_report_bad_arguments_as_tool_errors_naming_the_argument(fuzz:
 @pytest.mark.usefixtures("no_restarts")
 def test_mcp_endpoint_rejects_malformed_json_rpc(fuzz: Suite) -> None:
     headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-    bodies = [b"", b"{", b"[]", b"null", b'{"jsonrpc": "2.0"}', b'{"jsonrpc":"2.0","id":1,"method":"nope"}',
-              b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope","arguments":{}}}',
-              b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_code","arguments":[]}}',
-              b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":"x"}',
-              b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_code",'
-              b'"arguments":{"query":"\xff\xfe","repo":"fuzz"}}}',
-              b"[" * 50_000 + b"]" * 50_000, b'{"jsonrpc":"2.0","id":' + b"9" * 10_000 + b',"method":"tools/list"}',
-              RAW_BODIES["over the cap"]]
+    bodies = [
+        b"",
+        b"{",
+        b"[]",
+        b"null",
+        b'{"jsonrpc": "2.0"}',
+        b'{"jsonrpc":"2.0","id":1,"method":"nope"}',
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"nope","arguments":{}}}',
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_code","arguments":[]}}',
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":"x"}',
+        b'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search_code",'
+        b'"arguments":{"query":"\xff\xfe","repo":"fuzz"}}}',
+        b"[" * 50_000 + b"]" * 50_000,
+        b'{"jsonrpc":"2.0","id":' + b"9" * 10_000 + b',"method":"tools/list"}',
+        RAW_BODIES["over the cap"],
+    ]
     with http_client(fuzz) as http:
         for body in bodies:
             FUZZ_CASES["mcp"] += 1
@@ -391,18 +499,31 @@ def test_mcp_endpoint_rejects_malformed_json_rpc(fuzz: Suite) -> None:
 
 # --- gRPC ------------------------------------------------------------------------------------------------------
 
-MODULES = {"search": search_pb2, "graph": graph_pb2, "memory": memory_pb2, "indexer": indexer_pb2,
-           "gateway": gateway_pb2}
-ACCEPTED_CODES = {grpc.StatusCode.OK, grpc.StatusCode.INVALID_ARGUMENT, grpc.StatusCode.NOT_FOUND,
-                  grpc.StatusCode.FAILED_PRECONDITION, grpc.StatusCode.ALREADY_EXISTS, grpc.StatusCode.OUT_OF_RANGE,
-                  grpc.StatusCode.PERMISSION_DENIED}
+MODULES = {
+    "search": search_pb2,
+    "graph": graph_pb2,
+    "memory": memory_pb2,
+    "indexer": indexer_pb2,
+    "gateway": gateway_pb2,
+}
+ACCEPTED_CODES = {
+    grpc.StatusCode.OK,
+    grpc.StatusCode.INVALID_ARGUMENT,
+    grpc.StatusCode.NOT_FOUND,
+    grpc.StatusCode.FAILED_PRECONDITION,
+    grpc.StatusCode.ALREADY_EXISTS,
+    grpc.StatusCode.OUT_OF_RANGE,
+    grpc.StatusCode.PERMISSION_DENIED,
+}
 _SCALARS: dict[int, st.SearchStrategy[Any]] = {
     FieldDescriptor.TYPE_STRING: TEXT,
     FieldDescriptor.TYPE_BOOL: st.booleans(),
-    FieldDescriptor.TYPE_INT32: st.one_of(st.sampled_from([0, -1, 1, 2**31 - 1, -(2**31)]),
-                                          st.integers(-(2**31), 2**31 - 1)),
-    FieldDescriptor.TYPE_INT64: st.one_of(st.sampled_from([0, -1, 2**63 - 1, -(2**63)]),
-                                          st.integers(-(2**63), 2**63 - 1)),
+    FieldDescriptor.TYPE_INT32: st.one_of(
+        st.sampled_from([0, -1, 1, 2**31 - 1, -(2**31)]), st.integers(-(2**31), 2**31 - 1)
+    ),
+    FieldDescriptor.TYPE_INT64: st.one_of(
+        st.sampled_from([0, -1, 2**63 - 1, -(2**63)]), st.integers(-(2**63), 2**63 - 1)
+    ),
     FieldDescriptor.TYPE_DOUBLE: st.floats(),
     FieldDescriptor.TYPE_FLOAT: st.floats(width=32),
     FieldDescriptor.TYPE_BYTES: st.binary(max_size=64),
@@ -421,7 +542,9 @@ def message_strategy(descriptor: Descriptor, depth: int = 0) -> st.SearchStrateg
         else:
             value = _SCALARS[field.type]
         if field.name == "repo":
-            value = st.one_of(st.sampled_from(["", "fuzz-grpc", "nope"]), TEXT).filter(lambda r: not _protected(r))
+            value = st.one_of(st.sampled_from(["", "fuzz-grpc", "nope"]), TEXT).filter(
+                lambda r: not _protected(r)
+            )
         if field.name == "path" and descriptor.name == "RegisterRepoRequest":
             value = SAFE_PATHS
         fields[field.name] = st.lists(value, max_size=4) if field.is_repeated else value
@@ -466,12 +589,18 @@ def call(channel: grpc.Channel, method: MethodDescriptor, request: Any, timeout:
     path = f"/{method.containing_service.full_name}/{method.name}"
     reply_cls = message_factory.GetMessageClass(method.output_type)
     if method.server_streaming:
-        for _ in channel.unary_stream(path, request_serializer=lambda m: m.SerializeToString(),
-                                      response_deserializer=reply_cls.FromString)(request, timeout=timeout):
+        for _ in channel.unary_stream(
+            path,
+            request_serializer=lambda m: m.SerializeToString(),
+            response_deserializer=reply_cls.FromString,
+        )(request, timeout=timeout):
             pass
     else:
-        channel.unary_unary(path, request_serializer=lambda m: m.SerializeToString(),
-                            response_deserializer=reply_cls.FromString)(request, timeout=timeout)
+        channel.unary_unary(
+            path,
+            request_serializer=lambda m: m.SerializeToString(),
+            response_deserializer=reply_cls.FromString,
+        )(request, timeout=timeout)
 
 
 def _param(service: str, method: MethodDescriptor) -> Any:
@@ -502,9 +631,14 @@ def test_grpc_methods_reject_bad_requests_with_invalid_argument_naming_the_field
 
 
 @pytest.mark.usefixtures("no_restarts")
-@pytest.mark.parametrize(("service", "method"), [
-    _param(*m) for m in methods()
-    if m[1].input_type.fields and m[1].input_type.fields[0].type == FieldDescriptor.TYPE_STRING])
+@pytest.mark.parametrize(
+    ("service", "method"),
+    [
+        _param(*m)
+        for m in methods()
+        if m[1].input_type.fields and m[1].input_type.fields[0].type == FieldDescriptor.TYPE_STRING
+    ],
+)
 def test_grpc_methods_reject_undecodable_and_oversized_requests(
     fuzz: Suite, service: str, method: MethodDescriptor
 ) -> None:
@@ -516,7 +650,8 @@ def test_grpc_methods_reject_undecodable_and_oversized_requests(
     with grpc.insecure_channel(fuzz.run_info["children"][service]["address"]) as channel:
         FUZZ_CASES["grpc"] += 2
         rpc = (channel.unary_stream if method.server_streaming else channel.unary_unary)(
-            path, request_serializer=lambda b: b, response_deserializer=lambda b: b)
+            path, request_serializer=lambda b: b, response_deserializer=lambda b: b
+        )
         with pytest.raises(grpc.RpcError) as raised:
             result = rpc(raw, timeout=10)
             if method.server_streaming:
@@ -553,14 +688,18 @@ def test_search_with_a_list_as_mode_is_a_400(fuzz: Suite) -> None:
 def test_mcp_code_graph_names_the_symbol_argument(fuzz: Suite) -> None:
     FUZZ_CASES["reproducers"] += 1
     with http_client(fuzz) as http:
-        result = mcp_call(http, "code_graph", {"action": "symbol", "symbol": "", "repo": "fuzz"}).json()["result"]
+        result = mcp_call(http, "code_graph", {"action": "symbol", "symbol": "", "repo": "fuzz"}).json()[
+            "result"
+        ]
     assert result["isError"] and "symbol" in result["content"][0]["text"], result
 
 
 def test_store_memory_rejects_related_files_that_is_not_a_list(fuzz: Suite) -> None:
     FUZZ_CASES["reproducers"] += 1
-    reply = fuzz.post("/api/ops/store_memory", {"repo": "fuzz", "name": "files as text", "body": "b",
-                                                "related_files": "app"})
+    reply = fuzz.post(
+        "/api/ops/store_memory",
+        {"repo": "fuzz", "name": "files as text", "body": "b", "related_files": "app"},
+    )
     assert reply.status_code == 400 and reply.json()["field"] == "related_files", reply.text
 
 

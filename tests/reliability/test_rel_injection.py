@@ -30,9 +30,33 @@ WEIRD_DIR = 'src/it\'s "q" (v1) [draft] {x} AND NOT near'
 WEIRD_PY = f"{WEIRD_DIR}/ledger.py"
 BACKTICK_PY = "src/back`tick'quote\"s.py"
 CYPHER_MD = "notes/x' }) MATCH (n) DETACH DELETE n.md"
-QUERIES = [CYPHER, FTS5, MEILI, SQL, '"', "*", "NEAR(", "AND", "OR NOT", "col:term", "(", ")", "{", "}", "\\",
-           "'", "`", "$where$", "valid?", pytest.param("a\x00b", id="'a\\x00b'"), "%", "_",
-           "repo:shop", "path:/etc/passwd", "title:^x$"]
+QUERIES = [
+    CYPHER,
+    FTS5,
+    MEILI,
+    SQL,
+    '"',
+    "*",
+    "NEAR(",
+    "AND",
+    "OR NOT",
+    "col:term",
+    "(",
+    ")",
+    "{",
+    "}",
+    "\\",
+    "'",
+    "`",
+    "$where$",
+    "valid?",
+    pytest.param("a\x00b", id="'a\\x00b'"),
+    "%",
+    "_",
+    "repo:shop",
+    "path:/etc/passwd",
+    "title:^x$",
+]
 
 
 def make_injection_repo(root: Path) -> Path:
@@ -66,14 +90,26 @@ SERVER_ENV = {
     "REPORECALL_GRAPH_USER": os.environ.get("REPORECALL_TEST_NEO4J_USER", ""),
     "REPORECALL_GRAPH_PASSWORD": os.environ.get("REPORECALL_TEST_NEO4J_PASSWORD", ""),
 }
-HAVE_SERVERS = any(SERVER_ENV[k] for k in ("REPORECALL_KEYWORD_URL", "REPORECALL_VECTOR_URL", "REPORECALL_GRAPH_URL"))
+HAVE_SERVERS = any(
+    SERVER_ENV[k] for k in ("REPORECALL_KEYWORD_URL", "REPORECALL_VECTOR_URL", "REPORECALL_GRAPH_URL")
+)
 
 
-@pytest.fixture(scope="module", params=[
-    "embedded",
-    pytest.param("servers", marks=pytest.mark.skipif(not HAVE_SERVERS, reason=(
-        "set REPORECALL_TEST_MEILI_URL / _QDRANT_URL / _NEO4J_URL to run against the servers"))),
-])
+@pytest.fixture(
+    scope="module",
+    params=[
+        "embedded",
+        pytest.param(
+            "servers",
+            marks=pytest.mark.skipif(
+                not HAVE_SERVERS,
+                reason=(
+                    "set REPORECALL_TEST_MEILI_URL / _QDRANT_URL / _NEO4J_URL to run against the servers"
+                ),
+            ),
+        ),
+    ],
+)
 def injected(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory):
     """(suite, repo name): the hostile repository indexed, next to the spine fixture as a bystander."""
     if request.param == "embedded":
@@ -103,16 +139,26 @@ def test_hostile_paths_are_stored_and_returned_literally(injected: Suite) -> Non
         found = s.search.Search(search_pb2.SearchRequest(repo="inject", query="post ledger entry", limit=10))
         paths = {hit.chunk.path for hit in found.hits}
         assert WEIRD_PY in paths, paths
-        symbols = s.search.FindSymbols(search_pb2.FindSymbolsRequest(repo="inject", name="quoted_path_marker",
-                                                                    limit=5))
+        symbols = s.search.FindSymbols(
+            search_pb2.FindSymbolsRequest(repo="inject", name="quoted_path_marker", limit=5)
+        )
         assert [c.path for c in symbols.symbols] == [BACKTICK_PY]
-        prefixed = s.search.Search(search_pb2.SearchRequest(
-            repo="inject", query="ledger entry", limit=10, filters=search_pb2.SearchFilters(path_prefix=WEIRD_DIR)))
+        prefixed = s.search.Search(
+            search_pb2.SearchRequest(
+                repo="inject",
+                query="ledger entry",
+                limit=10,
+                filters=search_pb2.SearchFilters(path_prefix=WEIRD_DIR),
+            )
+        )
         assert prefixed.hits and {h.chunk.path for h in prefixed.hits} == {WEIRD_PY}
         imports = s.graph.Imports(graph_pb2.ImportsRequest(repo="inject", path=WEIRD_PY))
         assert all(i.path == WEIRD_PY for i in imports.imports)
-        callees = s.graph.Callees(graph_pb2.CalleesRequest(
-            repo="inject", symbol=graph_pb2.SymbolRef(name="post_ledger_entry"), depth=1, limit=10))
+        callees = s.graph.Callees(
+            graph_pb2.CalleesRequest(
+                repo="inject", symbol=graph_pb2.SymbolRef(name="post_ledger_entry"), depth=1, limit=10
+            )
+        )
         assert [n.symbol.path for n in callees.nodes] == [WEIRD_PY]
     markdown = search(injected, "runbook section", mode="keyword")
     assert CYPHER_MD in {h["chunk"]["path"] for h in markdown.get("hits", [])}, markdown
@@ -136,22 +182,31 @@ def test_query_syntax_is_searched_literally_and_changes_nothing(injected: Suite,
     for mode in ("keyword", "hybrid"):
         search(injected, query, mode=mode)
         search(injected, query, mode=mode, path_prefix="src")
-    for op, arguments in (("find_symbol", {"name": query, "match": "fuzzy"}),
-                          ("find_symbol", {"name": query, "match": "prefix"}),
-                          ("callers", {"symbol": query}), ("call_tree", {"symbol": query}),
-                          ("recall", {"query": query})):
+    for op, arguments in (
+        ("find_symbol", {"name": query, "match": "fuzzy"}),
+        ("find_symbol", {"name": query, "match": "prefix"}),
+        ("callers", {"symbol": query}),
+        ("call_tree", {"symbol": query}),
+        ("recall", {"query": query}),
+    ):
         reply = injected.post(f"/api/ops/{op}", {"repo": "inject", **arguments})
         assert reply.status_code in (200, 400, 404), (op, reply.status_code, reply.text)
-    hook = injected.post(HOOK, prompt_payload(f"how does {query} work in post_ledger_entry", "/nowhere"),
-                         **{"X-Reporecall-Repo": "inject"})
+    hook = injected.post(
+        HOOK,
+        prompt_payload(f"how does {query} work in post_ledger_entry", "/nowhere"),
+        **{"X-Reporecall-Repo": "inject"},
+    )
     hook_text(hook)
     assert {repo: holdings(injected, repo) for repo in ("shop", "inject")} == before
 
 
 def test_queries_with_hostile_syntax_still_find_the_literal_text(injected: Suite) -> None:
     """The docstrings hold the hostile strings themselves; a keyword search for their words finds them."""
-    for query, symbol in (("MATCH DETACH DELETE", "post_ledger_entry"), ("NEAR alpha beta unbalanced", "record_entry"),
-                          ('repo = "shop" OR path', "quoted_path_marker")):
+    for query, symbol in (
+        ("MATCH DETACH DELETE", "post_ledger_entry"),
+        ("NEAR alpha beta unbalanced", "record_entry"),
+        ('repo = "shop" OR path', "quoted_path_marker"),
+    ):
         hits = search(injected, query, mode="keyword").get("hits", [])
         assert symbol in [h["chunk"]["qualified_name"] for h in hits], (query, hits)
 
@@ -160,8 +215,10 @@ def test_queries_with_hostile_syntax_still_find_the_literal_text(injected: Suite
 def test_memories_with_query_syntax_are_stored_and_recalled_literally(injected: Suite, text: str) -> None:
     name = f"hostile {text}"[:120]
     body = f"Team rule about the zqinject marker: {text}"
-    stored = injected.post("/api/ops/store_memory", {"repo": "inject", "name": name, "body": body,
-                                                     "description": text, "memory_class": "rule"})
+    stored = injected.post(
+        "/api/ops/store_memory",
+        {"repo": "inject", "name": name, "body": body, "description": text, "memory_class": "rule"},
+    )
     assert stored.status_code == 200, stored.text
     memory = stored.json()["memory"]
     assert memory["body"] == body and memory["description"] == text
@@ -171,7 +228,9 @@ def test_memories_with_query_syntax_are_stored_and_recalled_literally(injected: 
     assert body in bodies, bodies
     listed = injected.post("/api/ops/list_memories", {"repo": "inject", "limit": 500}).json()
     assert name in [m["name"] for m in listed["memories"]]
-    assert injected.post("/api/ops/forget_memory", {"repo": "inject", "memory_id": memory["id"]}).json()["forgotten"]
+    assert injected.post("/api/ops/forget_memory", {"repo": "inject", "memory_id": memory["id"]}).json()[
+        "forgotten"
+    ]
 
 
 def test_repository_names_are_never_filter_syntax(injected: Suite) -> None:
@@ -180,6 +239,8 @@ def test_repository_names_are_never_filter_syntax(injected: Suite) -> None:
         reply = injected.post("/api/search", {"repo": name, "query": "ledger entry"})
         assert reply.status_code == 400 and reply.json()["field"] == "repo", reply.text
         with stubs(injected) as s:
-            hits = s.search.Search(search_pb2.SearchRequest(repo=name, query="ledger entry post", limit=20)).hits
+            hits = s.search.Search(
+                search_pb2.SearchRequest(repo=name, query="ledger entry post", limit=20)
+            ).hits
             stats = s.graph.Stats(graph_pb2.StatsRequest(repo=name))
         assert not hits and stats.symbols == 0, (name, [h.chunk.repo for h in hits])

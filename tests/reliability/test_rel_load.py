@@ -17,11 +17,19 @@ from tools.load_test import MemorySampler, child_pids, issue_tokens, run_clients
 
 pytestmark = [pytest.mark.e2e, pytest.mark.slow]
 
-PROMPTS = [(p, p) for p in (
-    "how is the bulk discount applied", "who calls order_total?", "where is vat_for_country defined",
-    "fix the bug in checkout_cart: the total ignores VAT", "give me an overview of the architecture",
-    "how is the shipping estimate computed in the cart", "thanks!", "why does PriceBook.price_of raise KeyError",
-)]
+PROMPTS = [
+    (p, p)
+    for p in (
+        "how is the bulk discount applied",
+        "who calls order_total?",
+        "where is vat_for_country defined",
+        "fix the bug in checkout_cart: the total ignores VAT",
+        "give me an overview of the architecture",
+        "how is the shipping estimate computed in the cart",
+        "thanks!",
+        "why does PriceBook.price_of raise KeyError",
+    )
+]
 
 
 def test_twenty_hook_clients_for_fifteen_seconds_get_only_valid_replies(shop: Suite) -> None:

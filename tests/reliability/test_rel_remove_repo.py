@@ -15,17 +15,32 @@ from tests.reliability.rel_support import HOOK, holdings, index, make_marker_rep
 from tests.suite import Suite, wait_for
 
 pytestmark = pytest.mark.e2e
-EMPTY = {"search_files": 0, "search_chunks": 0, "graph_symbols": 0, "graph_edges": 0, "graph_imports": 0,
-         "memories": 0}
+EMPTY = {
+    "search_files": 0,
+    "search_chunks": 0,
+    "graph_symbols": 0,
+    "graph_edges": 0,
+    "graph_imports": 0,
+    "memories": 0,
+}
 
 
 def fill(suite: Suite, root: Path, name: str) -> None:
     """Index the repo and give it memories of every kind the hook path creates."""
     index(suite, root, name)
-    stored = suite.post("/api/ops/store_memory", {"repo": name, "name": f"{name} rule", "memory_class": "rule",
-                                                 "body": f"{name} releases are cut on Tuesdays"})
+    stored = suite.post(
+        "/api/ops/store_memory",
+        {
+            "repo": name,
+            "name": f"{name} rule",
+            "memory_class": "rule",
+            "body": f"{name} releases are cut on Tuesdays",
+        },
+    )
     assert stored.status_code == 200, stored.text
-    suite.post(HOOK, prompt_payload(f"how does {name}_step_1 compute the checksum?", root, session=f"{name}-s"))
+    suite.post(
+        HOOK, prompt_payload(f"how does {name}_step_1 compute the checksum?", root, session=f"{name}-s")
+    )
 
 
 @pytest.mark.usefixtures("no_restarts")
@@ -36,10 +51,16 @@ def test_removing_a_repository_clears_every_service_and_leaves_the_others_alone(
     fill(shop, doomed, "doomed")
     bystanders = {repo: holdings(shop, repo) for repo in ("shop", "harbor")}
     before = holdings(shop, "doomed")
-    assert all(before[k] > 0 for k in ("search_files", "search_chunks", "graph_symbols", "graph_edges", "memories"))
+    assert all(
+        before[k] > 0 for k in ("search_files", "search_chunks", "graph_symbols", "graph_edges", "memories")
+    )
     with stubs(shop) as s:
-        ids = [h.chunk.id for h in s.search.Search(search_pb2.SearchRequest(
-            repo="doomed", query="doomedzq checksum ledger", limit=20)).hits]
+        ids = [
+            h.chunk.id
+            for h in s.search.Search(
+                search_pb2.SearchRequest(repo="doomed", query="doomedzq checksum ledger", limit=20)
+            ).hits
+        ]
     assert ids
 
     reply = _delete(shop, "doomed")
@@ -50,7 +71,9 @@ def test_removing_a_repository_clears_every_service_and_leaves_the_others_alone(
         assert s.search.Stats(search_pb2.StatsRequest(repo="doomed")).vectors == 0
         assert not s.search.GetChunks(search_pb2.GetChunksRequest(repo="doomed", ids=ids)).chunks
         assert not s.search.Search(search_pb2.SearchRequest(repo="doomed", query="doomedzq", limit=20)).hits
-        assert not s.search.FindSymbols(search_pb2.FindSymbolsRequest(repo="doomed", name="doomedzq_step_1")).symbols
+        assert not s.search.FindSymbols(
+            search_pb2.FindSymbolsRequest(repo="doomed", name="doomedzq_step_1")
+        ).symbols
         assert s.graph.Communities(graph_pb2.CommunitiesRequest(repo="doomed", limit=10)).communities == []
     memory_folder = shop.data_dir / "memory" / "repos" / folder_name("doomed")
     assert not list(memory_folder.rglob("*.md")), list(memory_folder.rglob("*"))
@@ -66,8 +89,11 @@ def test_removing_a_repository_clears_every_service_and_leaves_the_others_alone(
     index(shop, doomed, "doomed")
     code = ("search_files", "search_chunks", "graph_symbols", "graph_edges", "graph_imports")
     # Graph edge counts are those of the last community recompute, which waits for writes to settle (5 s).
-    wait_for(lambda: {k: holdings(shop, "doomed")[k] for k in code} == {k: before[k] for k in code}, 20,
-             "the re-indexed repository to hold what it held before")
+    wait_for(
+        lambda: {k: holdings(shop, "doomed")[k] for k in code} == {k: before[k] for k in code},
+        20,
+        "the re-indexed repository to hold what it held before",
+    )
     assert _delete(shop, "doomed").json().get("removed") is True
 
 
@@ -82,5 +108,6 @@ def test_removing_an_unknown_repository_changes_nothing(shop: Suite, harbor: Pat
 
 
 def _delete(suite: Suite, name: str) -> httpx.Response:
-    return httpx.delete(f"{suite.url}/api/repos/{urllib.parse.quote(name, safe='')}", headers=suite.headers(),
-                        timeout=60)
+    return httpx.delete(
+        f"{suite.url}/api/repos/{urllib.parse.quote(name, safe='')}", headers=suite.headers(), timeout=60
+    )

@@ -128,8 +128,9 @@ def _writable(directory: Path) -> bool:
 
 
 def index_over_http(suite: Suite, name: str) -> list[dict[str, Any]]:
-    with httpx.stream("POST", f"{suite.url}/api/repos/{name}/index", json={}, headers=suite.headers(),
-                      timeout=180) as reply:
+    with httpx.stream(
+        "POST", f"{suite.url}/api/repos/{name}/index", json={}, headers=suite.headers(), timeout=180
+    ) as reply:
         assert reply.status_code == 200
         return [json.loads(line) for line in reply.iter_lines() if line.strip()]
 
@@ -178,8 +179,10 @@ def test_a_full_disk_stops_indexing_cleanly_and_reads_keep_working(tmp_path: Pat
             text = clear_error(lines).lower()
             assert any(reason in text for reason in NO_SPACE), text
             status = manifest_status(suite, "more")
-            print(f"\ndisk full ({filled >> 20} MiB filler): run ended {lines[-1]}; manifest files={status.files} "
-                  f"pending={status.pending_files}; more holds {holdings(suite, 'more')}")
+            print(
+                f"\ndisk full ({filled >> 20} MiB filler): run ended {lines[-1]}; manifest files={status.files} "
+                f"pending={status.pending_files}; more holds {holdings(suite, 'more')}"
+            )
             assert status.files <= holdings(suite, "more")["search_files"], (status, holdings(suite, "more"))
             reads_are_served(suite)
             assert holdings(suite, "shop") == shop_before
@@ -190,8 +193,14 @@ def test_a_full_disk_stops_indexing_cleanly_and_reads_keep_working(tmp_path: Pat
             assert final.get("errors", 0) == 0, final
             clean = shutil.copytree(more_src, tmp_path / "clean")
             index(suite, clean, "clean")
-            wait_for(lambda: {k: holdings(suite, "more")[k] for k in CODE}
-                     == {k: holdings(suite, "clean")[k] for k in CODE}, 30, "the re-index to converge")
+            wait_for(
+                lambda: (
+                    {k: holdings(suite, "more")[k] for k in CODE}
+                    == {k: holdings(suite, "clean")[k] for k in CODE}
+                ),
+                30,
+                "the re-index to converge",
+            )
             reads_are_served(suite)
         finally:
             suite.stop()
@@ -219,8 +228,10 @@ def test_a_full_search_volume_fails_the_files_keeps_them_pending_and_converges_l
             final = lines[-1]
             status = manifest_status(suite, "more")
             held = holdings(suite, "more")
-            print(f"\nsearch volume full: run ended {final}; manifest files={status.files} "
-                  f"pending={status.pending_files}; more holds {held}")
+            print(
+                f"\nsearch volume full: run ended {final}; manifest files={status.files} "
+                f"pending={status.pending_files}; more holds {held}"
+            )
             # Search answers RESOURCE_EXHAUSTED ("disk is full"); the indexer retries, then stops the run early
             # (downstream unavailable) instead of failing all 80 files one by one.
             assert final["errors"] >= 1 and final["files_sent"] == 1, final
@@ -237,8 +248,14 @@ def test_a_full_search_volume_fails_the_files_keeps_them_pending_and_converges_l
             assert again.get("errors", 0) == 0, again
             clean = shutil.copytree(more_src, tmp_path / "clean")
             index(suite, clean, "clean")
-            wait_for(lambda: {k: holdings(suite, "more")[k] for k in CODE}
-                     == {k: holdings(suite, "clean")[k] for k in CODE}, 30, "the re-index to converge")
+            wait_for(
+                lambda: (
+                    {k: holdings(suite, "more")[k] for k in CODE}
+                    == {k: holdings(suite, "clean")[k] for k in CODE}
+                ),
+                30,
+                "the re-index to converge",
+            )
         finally:
             suite.stop()
         checks = {**sqlite_integrity(data_dir), **sqlite_integrity(volume)}
@@ -263,7 +280,9 @@ def test_a_data_dir_gone_read_only_stops_indexing_cleanly_and_reads_keep_working
             text = clear_error(lines).lower()
             assert any(reason in text for reason in READ_ONLY), text
             status = manifest_status(suite, "more")
-            print(f"\nread-only: run ended {lines[-1]}; manifest files={status.files} pending={status.pending_files}")
+            print(
+                f"\nread-only: run ended {lines[-1]}; manifest files={status.files} pending={status.pending_files}"
+            )
             assert status.files == 0 and holdings(suite, "more")["search_files"] == 0, status
             reads_are_served(suite)
             assert holdings(suite, "shop") == shop_before

@@ -135,8 +135,14 @@ def _git(args: list[str], cwd: Path | None = None, timeout: float = 600) -> str:
     import os
 
     try:
-        done = subprocess.run(["git", *args], cwd=cwd, capture_output=True, text=True, timeout=timeout,
-                              env={**os.environ, **_GIT_ENV})
+        done = subprocess.run(
+            ["git", *args],
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env={**os.environ, **_GIT_ENV},
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise GitError(f"git {args[0]}: {exc}") from None
     if done.returncode != 0:

@@ -488,8 +488,12 @@ async def test_registration_is_confined_to_the_configured_repo_roots(tmp_path: P
     allowed, elsewhere = tmp_path / "repos", tmp_path / "secrets"
     (allowed / "shop").mkdir(parents=True)
     elsewhere.mkdir()
-    engine = IndexerEngine(SqliteManifest(tmp_path / "m.db"), FakeSearch(), FakeGraph(),
-                           config=EngineConfig(repo_roots=(allowed.resolve(),)))
+    engine = IndexerEngine(
+        SqliteManifest(tmp_path / "m.db"),
+        FakeSearch(),
+        FakeGraph(),
+        config=EngineConfig(repo_roots=(allowed.resolve(),)),
+    )
     try:
         assert (await engine.register_repo(str(allowed / "shop"), "shop")).name == "shop"
         for outside in (elsewhere, tmp_path, allowed / "shop" / ".." / ".." / "secrets", Path("/etc")):

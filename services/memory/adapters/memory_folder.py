@@ -159,9 +159,13 @@ class MemoryFolder:
         observe lists the working memories on every prompt, and with many sessions `entries()` is the cost."""
         try:
             with os.scandir(self.path) as scan:
-                return [item.name[: -len(MEMORY_SUFFIX)] for item in scan
-                        if item.name.startswith(prefix) and item.name.endswith(MEMORY_SUFFIX)
-                        and not item.name.startswith(".")]
+                return [
+                    item.name[: -len(MEMORY_SUFFIX)]
+                    for item in scan
+                    if item.name.startswith(prefix)
+                    and item.name.endswith(MEMORY_SUFFIX)
+                    and not item.name.startswith(".")
+                ]
         except (FileNotFoundError, NotADirectoryError):
             return []
 

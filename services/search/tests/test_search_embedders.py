@@ -181,3 +181,18 @@ def test_openai_embedder_reports_server_errors_and_bad_specs(embedding_server: s
         OpenAIHttpEmbedder(f"openai+http://{embedding_server}/v1")
     with pytest.raises(ValueError, match="openai\\+http"):
         OpenAIHttpEmbedder(f"http://{embedding_server}/v1?model=m")
+
+
+def test_minilm_int8_compute_rewrites_every_weight_matmul_and_agrees_with_float(minilm: OnnxEmbedder) -> None:
+    import onnx
+
+    from services.search.adapters.onnx_embedder import bundled_model_path, int8_compute
+
+    model = onnx.load(str(bundled_model_path()))
+    # 6 layers × (query, key, value, attention output, two feed-forward) weight products.
+    assert int8_compute(model) == 36
+    ops = {n.op_type for n in model.graph.node}
+    assert "DynamicQuantizeMatMul" in ops
+    texts = [embedding_text(c) for c in (URLPARSE, MATMUL, SEND_MAIL)] + ["who calls send_mail?"]
+    cosine = (minilm.embed(texts) * OnnxEmbedder(int8=False).embed(texts)).sum(axis=1)
+    assert cosine.min() >= 0.99, cosine
