@@ -48,7 +48,6 @@ from gateway.domain.sanitize import sanitize_prompt
 from gateway.repos import RepoDirectory, RepoInfo
 from kit.convert import chunk_from_pb, symbol_from_pb
 from kit.domain import Chunk, Symbol
-from kit.tokens import count_tokens
 from reporecall.graph.v1 import graph_pb2
 from reporecall.indexer.v1 import indexer_pb2
 from reporecall.memory.v1 import memory_pb2
@@ -446,19 +445,21 @@ class ContextService:
         self._spawn(self.backends.call("memory", self.backends.memory.Observe, request, 2.0))
 
     async def _account(self, repo: RepoInfo, route: str, assembled: AssembledContext) -> None:
-        """Tokens injected vs. tokens of the file reads the block spared (DESIGN: token accounting)."""
+        """Tokens injected vs. tokens of the file reads the block spared (DESIGN: token accounting).
+
+        A file's read cost comes from its line count (one batched call for the files not seen before);
+        tokenizing whole files here would cost more CPU than the rest of the reply."""
         paths = sorted({i.path for i in assembled.items if i.section == "code"})
         missing = [p for p in paths if (repo.name, p) not in self._file_sizes]
-        for path in missing[:10]:
+        if missing:
             reply = await self.backends.call(
                 "search",
-                self.backends.search.FileChunks,
-                search_pb2.FileChunksRequest(repo=repo.name, path=path),
+                self.backends.search.FileLines,
+                search_pb2.FileLinesRequest(repo=repo.name, paths=missing),
                 2.0,
             )
-            tokens = sum(count_tokens(c.content) for c in reply.chunks)
-            lines = max((c.end_line for c in reply.chunks), default=0)
-            self._file_sizes[(repo.name, path)] = FileSize(path, lines, tokens)
+            for path, lines in reply.lines.items():
+                self._file_sizes[(repo.name, path)] = FileSize(path, lines=lines)
             while len(self._file_sizes) > 20_000:
                 self._file_sizes.popitem(last=False)
         sizes = [self._file_sizes[(repo.name, p)] for p in paths if (repo.name, p) in self._file_sizes]

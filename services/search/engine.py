@@ -276,6 +276,15 @@ class SearchEngine:
         _require_repo_path(path, "path")
         return self.keyword.file_chunks(repo, path)
 
+    def file_lines(self, repo: str, paths: Sequence[str]) -> dict[str, int]:
+        """Path → last indexed line, for the indexed ones among `paths` (at most 1000)."""
+        _require(repo, "repo")
+        if len(paths) > 1000:
+            raise InvalidRequest(f"paths: {len(paths)} paths, at most 1000 per call")
+        for i, p in enumerate(paths):
+            _require_repo_path(p, f"paths[{i}]")
+        return self.keyword.file_lines(repo, paths) if paths else {}
+
     def profile(self, repo: str, max_symbols: int = DEFAULT_PROFILE_SYMBOLS) -> RepoProfile:
         """Indexed files (at most 20,000) and a sample of definitions spread over files, content omitted."""
         _require(repo, "repo")

@@ -60,6 +60,10 @@ class KeywordIndex(Protocol):
         """Every chunk of one file, ordered by start line."""
         ...
 
+    def file_lines(self, repo: str, paths: Sequence[str]) -> dict[str, int]:
+        """Path → the last line its chunks cover, for the given paths that are indexed."""
+        ...
+
     def profile(self, repo: str, max_files: int, max_symbols: int) -> RepoProfile:
         """Indexed files (by path) and up to `max_symbols` definitions spread over files, content omitted."""
         ...

@@ -188,6 +188,10 @@ class SearchServicer(search_pb2_grpc.SearchServiceServicer):
         chunks = await self._calls.run(context, self._engine.file_chunks, request.repo, request.path)
         return search_pb2.FileChunksResponse(chunks=[chunk_to_pb(c) for c in chunks])
 
+    async def FileLines(self, request, context):  # noqa: N802
+        lines = await self._calls.run(context, self._engine.file_lines, request.repo, list(request.paths))
+        return search_pb2.FileLinesResponse(lines=lines)
+
     async def Feedback(self, request, context):  # noqa: N802
         score = await self._calls.run(
             context, self._engine.feedback, request.repo, request.chunk_id, request.useful, request.query

@@ -310,6 +310,15 @@ class MeilisearchKeywordIndex:
         docs = self._all_documents(f"{_eq('repo', repo)} AND {_eq('path', path)}", list(_CHUNK_FIELDS))
         return sorted((_to_chunk(d) for d in docs), key=lambda c: (c.start_line, c.end_line, c.id))
 
+    def file_lines(self, repo: str, paths: Sequence[str]) -> dict[str, int]:
+        out: dict[str, int] = {}
+        unique = list(dict.fromkeys(paths))
+        for lo in range(0, len(unique), 100):
+            flt = f"{_eq('repo', repo)} AND {_in('path', unique[lo : lo + 100])}"
+            for doc in self._all_documents(flt, ["path", "end_line"]):
+                out[doc["path"]] = max(out.get(doc["path"], 0), int(doc.get("end_line", 0)))
+        return out
+
     def profile(self, repo: str, max_files: int, max_symbols: int) -> RepoProfile:
         files = sorted(
             (

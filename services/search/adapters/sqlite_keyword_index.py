@@ -337,6 +337,20 @@ class SqliteKeywordIndex:
         )
         return [_chunk(r) for r in rows]
 
+    def file_lines(self, repo: str, paths: Sequence[str]) -> dict[str, int]:
+        db = self._reader()
+        unique = list(dict.fromkeys(paths))
+        out: dict[str, int] = {}
+        for lo in range(0, len(unique), _MAX_PARAMS):
+            part = unique[lo : lo + _MAX_PARAMS]
+            rows = db.execute(
+                "SELECT path, MAX(end_line) FROM chunks"
+                f" WHERE repo = ? AND path IN ({','.join('?' * len(part))}) GROUP BY path",
+                (repo, *part),
+            )
+            out.update((path, int(last)) for path, last in rows)
+        return out
+
     def profile(self, repo: str, max_files: int, max_symbols: int) -> RepoProfile:
         db = self._reader()
         files = [

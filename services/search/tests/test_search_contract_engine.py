@@ -399,6 +399,23 @@ def test_file_chunks_returns_the_whole_file_in_line_order(engine: SearchEngine) 
     assert engine.file_chunks("other-repo", "flow.py") == []
 
 
+def test_file_lines_gives_each_indexed_file_its_last_line_without_content(engine: SearchEngine) -> None:
+    engine.upsert_file(REPO, "a.py", [chunk("f", "a.py", start_line=1), chunk("g", "a.py", start_line=40)])
+    engine.upsert_file(REPO, "b.py", [chunk("h", "b.py", start_line=7)])
+    engine.upsert_file("other-repo", "c.py", [chunk("k", "c.py", repo="other-repo", start_line=3)])
+    last_a = max(c.end_line for c in engine.file_chunks(REPO, "a.py"))
+    last_b = max(c.end_line for c in engine.file_chunks(REPO, "b.py"))
+    assert engine.file_lines(REPO, ["a.py", "b.py", "c.py", "missing.py", "a.py"]) == {
+        "a.py": last_a,
+        "b.py": last_b,
+    }
+    assert engine.file_lines(REPO, []) == {}
+    with pytest.raises(InvalidRequest, match=re.escape("paths[0]")):
+        engine.file_lines(REPO, ["../etc/passwd"])
+    with pytest.raises(InvalidRequest, match="at most 1000"):
+        engine.file_lines(REPO, [f"f{i}.py" for i in range(1001)])
+
+
 def test_profile_lists_files_and_samples_definitions_across_files(engine: SearchEngine) -> None:
     for f in range(4):
         path = f"pkg/mod{f}.py"

@@ -73,6 +73,27 @@ class FileChunksRequest(_message.Message):
     path: str
     def __init__(self, repo: _Optional[str] = ..., path: _Optional[str] = ...) -> None: ...
 
+class FileLinesRequest(_message.Message):
+    __slots__ = ("repo", "paths")
+    REPO_FIELD_NUMBER: _ClassVar[int]
+    PATHS_FIELD_NUMBER: _ClassVar[int]
+    repo: str
+    paths: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, repo: _Optional[str] = ..., paths: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class FileLinesResponse(_message.Message):
+    __slots__ = ("lines",)
+    class LinesEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
+    LINES_FIELD_NUMBER: _ClassVar[int]
+    lines: _containers.ScalarMap[str, int]
+    def __init__(self, lines: _Optional[_Mapping[str, int]] = ...) -> None: ...
+
 class FileChunksResponse(_message.Message):
     __slots__ = ("chunks",)
     CHUNKS_FIELD_NUMBER: _ClassVar[int]

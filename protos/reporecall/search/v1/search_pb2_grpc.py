@@ -75,6 +75,11 @@ class SearchServiceStub:
                 request_serializer=reporecall_dot_search_dot_v1_dot_search__pb2.FileChunksRequest.SerializeToString,
                 response_deserializer=reporecall_dot_search_dot_v1_dot_search__pb2.FileChunksResponse.FromString,
                 _registered_method=True)
+        self.FileLines = channel.unary_unary(
+                '/reporecall.search.v1.SearchService/FileLines',
+                request_serializer=reporecall_dot_search_dot_v1_dot_search__pb2.FileLinesRequest.SerializeToString,
+                response_deserializer=reporecall_dot_search_dot_v1_dot_search__pb2.FileLinesResponse.FromString,
+                _registered_method=True)
         self.Feedback = channel.unary_unary(
                 '/reporecall.search.v1.SearchService/Feedback',
                 request_serializer=reporecall_dot_search_dot_v1_dot_search__pb2.FeedbackRequest.SerializeToString,
@@ -147,6 +152,13 @@ class SearchServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def FileLines(self, request, context):
+        """The last indexed line of each of several files, without their content (token accounting).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def Feedback(self, request, context):
         """Records whether a result was useful for a query; feeds ranking.
         """
@@ -203,6 +215,11 @@ def add_SearchServiceServicer_to_server(servicer, server):
                     servicer.FileChunks,
                     request_deserializer=reporecall_dot_search_dot_v1_dot_search__pb2.FileChunksRequest.FromString,
                     response_serializer=reporecall_dot_search_dot_v1_dot_search__pb2.FileChunksResponse.SerializeToString,
+            ),
+            'FileLines': grpc.unary_unary_rpc_method_handler(
+                    servicer.FileLines,
+                    request_deserializer=reporecall_dot_search_dot_v1_dot_search__pb2.FileLinesRequest.FromString,
+                    response_serializer=reporecall_dot_search_dot_v1_dot_search__pb2.FileLinesResponse.SerializeToString,
             ),
             'Feedback': grpc.unary_unary_rpc_method_handler(
                     servicer.Feedback,
@@ -432,6 +449,33 @@ class SearchService:
             '/reporecall.search.v1.SearchService/FileChunks',
             reporecall_dot_search_dot_v1_dot_search__pb2.FileChunksRequest.SerializeToString,
             reporecall_dot_search_dot_v1_dot_search__pb2.FileChunksResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def FileLines(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/reporecall.search.v1.SearchService/FileLines',
+            reporecall_dot_search_dot_v1_dot_search__pb2.FileLinesRequest.SerializeToString,
+            reporecall_dot_search_dot_v1_dot_search__pb2.FileLinesResponse.FromString,
             options,
             channel_credentials,
             insecure,
