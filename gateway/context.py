@@ -129,6 +129,7 @@ class ContextService:
         self._sessions: OrderedDict[str, Route] = OrderedDict()
         self._status: dict[str, tuple[float, Staleness]] = {}
         self._branches: dict[str, str] = {}
+        self._refreshing: set[str] = set()
         self._background: set[asyncio.Task[Any]] = set()
         self._file_sizes: OrderedDict[tuple[str, str], FileSize] = OrderedDict()
         # repo → route → {"replies", "injected", "spared"} since this gateway started (Prometheus keeps history).
@@ -406,7 +407,9 @@ class ContextService:
     def _staleness(self, repo: RepoInfo, query: ContextQuery) -> Staleness | None:
         """The last known index status (refreshed in the background, never awaited on the hook path)."""
         cached = self._status.get(repo.name)
-        if cached is None or time.monotonic() - cached[0] > STATUS_TTL:
+        expired = cached is None or time.monotonic() - cached[0] > STATUS_TTL
+        if expired and repo.name not in self._refreshing:  # one refresh in flight per repo, not one per hook
+            self._refreshing.add(repo.name)
             self._spawn(self._refresh_status(repo))
         if cached is None:
             return None
@@ -415,7 +418,7 @@ class ContextService:
         return Staleness(status.indexed_commit, head, status.dirty_files)
 
     async def _refresh_status(self, repo: RepoInfo) -> None:
-        with contextlib.suppress(Exception):
+        try:
             reply = await self.backends.call(
                 "indexer",
                 self.backends.indexer.RepoStatus,
@@ -427,6 +430,10 @@ class ContextService:
                 Staleness(reply.indexed_commit, reply.head_commit, tuple(reply.dirty_files[:20])),
             )
             self._branches[repo.name] = reply.branch
+        except Exception as exc:  # staleness is a nicety: the next hook after this one tries again
+            log.info("index_status.unavailable", repo=repo.name, error=str(exc) or type(exc).__name__)
+        finally:
+            self._refreshing.discard(repo.name)
 
     def _observe(
         self, repo: RepoInfo, query: ContextQuery, route: Route, assembled: AssembledContext

@@ -403,13 +403,23 @@ class GraphEngine:
         return done
 
     def start_background(self, interval_s: float = 1.0) -> None:
-        """Recompute settled repositories every `interval_s` seconds on a daemon thread."""
+        """Recompute settled repositories every `interval_s` seconds on a daemon thread.
+
+        Reports live in memory, so every stored repository is computed first, at start: otherwise the
+        first prompt after a restart that needs communities (or a call tree) would pay for it."""
         if self._background is not None:
             return
         self._stop.clear()
+        with self._state_lock:
+            long_ago = self._clock() - self._settle
+            for repo in self._store.repos():
+                self._observed.setdefault(repo, (self._store.generation(repo), long_ago))
+                self._dirty.add(repo)
 
         def loop() -> None:
-            while not self._stop.wait(interval_s):
+            first = True
+            while first or not self._stop.wait(interval_s):
+                first = False
                 try:
                     self.recompute_settled()
                 except Exception:  # a failed recompute must not kill the scheduler

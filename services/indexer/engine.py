@@ -204,6 +204,7 @@ class IndexerEngine:
         self._locks: dict[str, asyncio.Lock] = {}
         self._generation: dict[str, int] = {}  # bumped whenever a repo's manifest rows change
         self._dirty_cache: dict[str, tuple[float, int, list[str]]] = {}
+        self._dirty_locks: dict[str, asyncio.Lock] = {}
         self._watch_debounce_ms = watch_debounce_ms
         self._watcher: Any = None  # services.indexer.watch.RepoWatcher while watching
 
@@ -510,18 +511,22 @@ class IndexerEngine:
         )
 
     async def _dirty_files(self, name: str, root: Path) -> list[str]:
-        generation = self._generation.get(name, 0)
-        cached = self._dirty_cache.get(name)
-        now = time.monotonic()
-        if cached and cached[1] == generation and now - cached[0] < self.config.status_cache_seconds:
-            return cached[2]
-        recorded = await self._db(self.manifest.files, name)
-        scanner = self._scanner(root)
-        scanned = await asyncio.to_thread(_walk_list, scanner, "") if root.is_dir() else []
-        # Skipped files (binary, generated) are dirty only when their stat changed, like any other.
-        dirty = dirty_paths(scanned, recorded)
-        self._dirty_cache[name] = (now, generation, dirty)
-        return dirty
+        """Files changed on disk since indexed. One walk at a time per repo: callers that arrive during a
+        walk wait for it and share its result (a walk of a large tree costs a few hundred ms of CPU)."""
+        lock = self._dirty_locks.setdefault(name, asyncio.Lock())
+        async with lock:
+            generation = self._generation.get(name, 0)
+            cached = self._dirty_cache.get(name)
+            now = time.monotonic()
+            if cached and cached[1] == generation and now - cached[0] < self.config.status_cache_seconds:
+                return cached[2]
+            recorded = await self._db(self.manifest.files, name)
+            scanner = self._scanner(root)
+            scanned = await asyncio.to_thread(_walk_list, scanner, "") if root.is_dir() else []
+            # Skipped files (binary, generated) are dirty only when their stat changed, like any other.
+            dirty = dirty_paths(scanned, recorded)
+            self._dirty_cache[name] = (now, generation, dirty)
+            return dirty
 
     def is_running(self, name: str) -> bool:
         lock = self._locks.get(name)

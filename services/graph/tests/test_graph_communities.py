@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 from datetime import UTC, datetime
 
 import pytest
@@ -108,6 +109,20 @@ def test_recompute_waits_until_writes_settle(store, repo):
     assert engine.recompute_settled() == [repo]  # quiet for settle_seconds: recomputed in the background
     assert sum(c.size for c in engine.communities(repo).communities) == 60
     assert engine.recompute_settled() == []
+
+
+def test_a_restarted_engine_computes_stored_repos_before_anyone_asks(store, repo):
+    files, _ = planted_files()
+    load(GraphEngine(store, settle_seconds=60), repo, files)
+    restarted = GraphEngine(store, settle_seconds=60)  # reports live in memory: a restart has none
+    restarted.start_background(interval_s=60)
+    try:
+        deadline = time.monotonic() + 30
+        while repo not in restarted._reports and time.monotonic() < deadline:
+            time.sleep(0.02)
+        assert sum(c.size for c in restarted._reports[repo].communities) == 60
+    finally:
+        restarted.stop_background()
 
 
 def test_forced_recompute_ignores_settling(store, repo):

@@ -354,6 +354,25 @@ async def test_status_reports_counts_commits_and_dirty_files(rig: Rig) -> None:
     assert repo.last_run_started is not None and repo.last_run_finished is not None
 
 
+async def test_concurrent_status_calls_share_one_walk_of_the_tree(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import services.indexer.engine as engine_module
+
+    walks = []
+    walk = engine_module._walk_list
+
+    def counted(*args: object) -> object:
+        walks.append(1)
+        time.sleep(0.1)  # a large tree: other status calls arrive while this one walks
+        return walk(*args)
+
+    monkeypatch.setattr(engine_module, "_walk_list", counted)
+    statuses = await asyncio.gather(*(rig.engine.status("demo") for _ in range(16)))
+    assert len(walks) == 1
+    assert {len(s.dirty_files) for s in statuses} == {20}
+
+
 async def test_status_reports_running_while_a_run_is_in_progress(rig: Rig) -> None:
     rig.search.log.gate = asyncio.Event()
     run = asyncio.create_task(rig.engine.run_index("demo"))
