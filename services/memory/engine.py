@@ -33,6 +33,7 @@ from services.memory.adapters.memory_folder import (
     InvalidFileName,
     MemoryFolder,
     MemoryRoot,
+    is_memory_file_name,
     list_markdown,
     read_memory,
 )
@@ -83,6 +84,9 @@ from services.memory.domain.validation import (
 from services.memory.ports import MemoryIndex
 
 log = structlog.get_logger("memory.engine")
+# How often observe lists the whole folder (others' writes, idle sessions past their age); between
+# listings it looks only at the observing session's own entries.
+WORKING_RESCAN_SECONDS = 60.0
 
 
 def _utc_now() -> datetime:
@@ -187,6 +191,9 @@ class MemoryEngine:
         self._clock = clock
         self._claude_projects_dir = claude_projects_dir
         self._claude_dirs: dict[str, Path] = {}
+        # repo → session → working memories, kept in step by observe (see _working_registry)
+        self._working: dict[str, dict[str, list[WorkingEntry]]] = {}
+        self._working_listed: dict[str, datetime] = {}
         self._state_lock = threading.Lock()
         self._ns_locks: dict[str, threading.RLock] = {}
         self._problems: dict[str, Problem] = {}
@@ -472,6 +479,7 @@ class MemoryEngine:
         prompt = observation.prompt.strip()[: self._config.max_prompt_chars]
         folder = self._root.folder(repo)
         with folder.lock():
+            registry = self._working_registry(repo, folder)  # listed before the write: no double entry
             now = self._clock()
             now_ns = int(now.timestamp() * 1_000_000_000)
             touched: list[str] = []
@@ -496,11 +504,15 @@ class MemoryEngine:
                 if memory.fingerprint not in folder.tombstones():
                     folder.write(memory_id, render_memory(memory))
                     touched.append(memory_id)
-            entries = [
-                WorkingEntry(memory_id, *parsed)
-                for memory_id in folder.memory_ids(prefix="working-")
-                if (parsed := parse_working_id(memory_id)) is not None
-            ]
+            if touched:
+                registry.setdefault(session, []).append(WorkingEntry(touched[0], session, now_ns))
+            listed = self._working_listed.get(repo)
+            if listed is None or (now - listed).total_seconds() > WORKING_RESCAN_SECONDS:
+                # Now and then: the whole folder again (files written or deleted by others, idle sessions).
+                registry = self._working_registry(repo, folder, relist=True)
+                entries = [e for items in registry.values() for e in items]
+            else:  # every prompt: only this session's entries, so the cost does not grow with the team
+                entries = list(registry.get(session, []))
             doomed = plan_working_prune(
                 entries,
                 session=session,
@@ -514,8 +526,27 @@ class MemoryEngine:
             self._forget_pending_use(repo, doomed)
             self._reindex_team(repo, folder, touched)
             doomed_set = set(doomed)
-            # `entries` was listed after the write, so it includes the new observation.
-            return sum(1 for e in entries if e.session == session and e.memory_id not in doomed_set)
+            for name in {e.session for e in entries if e.memory_id in doomed_set}:
+                kept = [e for e in registry[name] if e.memory_id not in doomed_set]
+                if kept:
+                    registry[name] = kept
+                else:
+                    del registry[name]
+            return len(registry.get(session, []))
+
+    def _working_registry(
+        self, repo: str, folder: MemoryFolder, *, relist: bool = False
+    ) -> dict[str, list[WorkingEntry]]:
+        """Session → its working memories, listed from the folder on first use and at every rescan."""
+        registry = self._working.get(repo)
+        if registry is None or relist:
+            registry = {}
+            for memory_id in folder.memory_ids(prefix="working-"):
+                if (parsed := parse_working_id(memory_id)) is not None:
+                    registry.setdefault(parsed[0], []).append(WorkingEntry(memory_id, *parsed))
+            self._working[repo] = registry
+            self._working_listed[repo] = self._clock()
+        return registry
 
     def delete_repo(self, repo: str) -> int:
         """Delete the repo's team memories (files, tombstones, usage) and detach its Claude Code folder."""
@@ -532,6 +563,7 @@ class MemoryEngine:
             with self._usage_lock:
                 self._pending_usage.pop(repo, None)
                 self._pending_last_used.pop(repo, None)
+            self._working.pop(repo, None)
             self._index.drop_namespace(repo)
         return removed
 
@@ -830,7 +862,11 @@ class MemoryEngine:
             return [self._root.path, *self._claude_dirs.values()]
 
     def _on_paths_changed(self, paths: set[Path]) -> None:
-        namespaces: set[str] = set()
+        """Bring the index in step with changed paths. A team memory file is re-read only when its stat
+        differs from the index (the engine's own writes are indexed already); anything else (tombstones,
+        usage, a Claude Code folder, a folder event) re-syncs its whole namespace."""
+        whole: set[str] = set()
+        changed: dict[str, list[Path]] = {}
         with self._state_lock:
             claude = dict(self._claude_dirs)
         for path in paths:
@@ -839,11 +875,38 @@ class MemoryEngine:
             ns = self._root.namespace_of(path)
             if ns is None:
                 ns = next((repo for repo, folder in claude.items() if path.parent == folder), None)
-            if ns is not None:
-                namespaces.add(ns)
-        for ns in sorted(namespaces):
+                if ns is not None:
+                    whole.add(ns)
+            elif path.parent == self._root.folder(ns).path and is_memory_file_name(path.name):
+                changed.setdefault(ns, []).append(path)
+            else:
+                whole.add(ns)
+        for ns in sorted(whole):
             self.sync_namespace(ns)
+        for ns, files in sorted(changed.items()):
+            if ns not in whole:
+                self._sync_files(ns, files)
 
+    def _sync_files(self, ns: str, paths: list[Path]) -> None:
+        with self._ns_lock(ns):
+            known = self._index.file_states(ns)
+            tombstones: set[str] | None = None
+            for path in paths:
+                try:
+                    stat = path.stat()
+                except FileNotFoundError:
+                    if str(path) in known:
+                        self._index.remove_files(ns, [str(path)])
+                    with self._state_lock:
+                        self._problems.pop(str(path), None)
+                    continue
+                if known.get(str(path)) == (stat.st_mtime_ns, stat.st_size):
+                    continue
+                if tombstones is None:
+                    tombstones = self._index.tombstones(ns)
+                self._load_into_index(
+                    ns, FileEntry(path, stat.st_mtime_ns, stat.st_size), Source.TEAM, tombstones
+                )
 
 def _problem(path: str, exc: Exception) -> Problem:
     if isinstance(exc, FrontmatterError):

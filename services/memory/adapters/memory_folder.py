@@ -264,6 +264,11 @@ class MemoryRoot:
         return None
 
 
+def is_memory_file_name(name: str) -> bool:
+    """*.md, not hidden, not Claude Code's MEMORY.md index."""
+    return name.endswith(MEMORY_SUFFIX) and not name.startswith(".") and name != INDEX_FILE_NAME
+
+
 def list_markdown(folder: Path) -> list[FileEntry]:
     """The memory files of a folder: *.md, not hidden, not Claude Code's MEMORY.md index."""
     entries: list[FileEntry] = []
@@ -273,8 +278,7 @@ def list_markdown(folder: Path) -> list[FileEntry]:
         return entries
     with scan:
         for item in scan:
-            name = item.name
-            if not name.endswith(MEMORY_SUFFIX) or name.startswith(".") or name == INDEX_FILE_NAME:
+            if not is_memory_file_name(item.name):
                 continue
             try:
                 if not item.is_file():
@@ -329,6 +333,7 @@ __all__ = [
     "MemoryFolder",
     "MemoryRoot",
     "folder_name",
+    "is_memory_file_name",
     "list_markdown",
     "memory_id_for",
     "read_memory",

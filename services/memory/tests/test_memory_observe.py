@@ -73,6 +73,32 @@ def test_idle_sessions_expire(
     assert len(working_files(memory_root)) == 1
 
 
+def test_observe_lists_the_folder_once_a_minute_not_once_a_prompt(
+    make_engine: Callable[..., MemoryEngine], memory_root: Path, clock: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A team's folder holds thousands of working memories (sessions × keep, for days); each prompt looks
+    at its own session's entries only, and the whole folder is listed again once a minute."""
+    from services.memory.adapters.memory_folder import MemoryFolder
+
+    engine = make_engine(config=EngineConfig(working_keep=2))
+    listings = []
+    memory_ids = MemoryFolder.memory_ids
+    monkeypatch.setattr(
+        MemoryFolder, "memory_ids", lambda self, prefix="": listings.append(1) or memory_ids(self, prefix)
+    )
+    for i in range(30):
+        assert observe(engine, f"prompt {i} of session {i % 10}", session=f"s-{i % 10}") == min(
+            2, 1 + i // 10
+        )
+        clock.advance(seconds=1)
+    assert len(listings) == 1
+    assert len(working_files(memory_root)) == 20  # 10 sessions × keep 2
+    (memory_root / "repos" / REPO / f"{working_files(memory_root)[0]}.md").unlink()  # removed by hand
+    clock.advance(seconds=61)
+    observe(engine, "after a minute", session="s-new")
+    assert len(listings) == 2 and len(working_files(memory_root)) == 20
+
+
 def test_empty_prompt_writes_nothing_and_session_id_is_required(engine: MemoryEngine) -> None:
     assert observe(engine, "   ") == 0
     with pytest.raises(InvalidField, match="session_id"):

@@ -43,3 +43,28 @@ def test_created_edited_and_deleted_files_reach_the_index(engine: MemoryEngine, 
     path.unlink()
     assert wait_for(lambda: recalled(engine, "spinnaker") == [])
     engine.stop_watching()
+
+
+def test_a_changed_memory_file_is_synced_alone_and_other_changes_resync_the_folder(
+    engine: MemoryEngine, memory_root: Path, monkeypatch
+) -> None:
+    from services.memory.adapters.memory_folder import MemoryFolder
+
+    folder = memory_root / "repos" / folder_name(REPO)
+    folder.mkdir(parents=True)
+    for i in range(30):
+        (folder / f"note-{i}.md").write_text(f"---\nname: Note {i}\n---\nThe body of note {i}.\n")
+    engine.sync_all()
+    walks: list[Path] = []
+    entries = MemoryFolder.entries
+    monkeypatch.setattr(MemoryFolder, "entries", lambda self: walks.append(self.path) or entries(self))
+
+    (folder / "note-3.md").write_text("---\nname: Note 3\n---\nRotate the kafka credentials monthly.\n")
+    (folder / "note-4.md").unlink()
+    engine._on_paths_changed({folder / "note-3.md", folder / "note-4.md", folder / "note-5.md"})
+    assert recalled(engine, "kafka credentials") == ["note-3"]
+    assert "note-4" not in recalled(engine, "body of note 4")
+    assert walks == []  # three file events: three files looked at, not the whole folder
+
+    engine._on_paths_changed({folder / ".usage.json"})
+    assert walks == [folder]
