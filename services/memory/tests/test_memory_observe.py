@@ -83,9 +83,12 @@ def test_observe_lists_the_folder_once_a_minute_not_once_a_prompt(
     engine = make_engine(config=EngineConfig(working_keep=2))
     listings = []
     memory_ids = MemoryFolder.memory_ids
-    monkeypatch.setattr(
-        MemoryFolder, "memory_ids", lambda self, prefix="": listings.append(1) or memory_ids(self, prefix)
-    )
+
+    def counted(self: MemoryFolder, prefix: str = "") -> list[str]:
+        listings.append(1)
+        return memory_ids(self, prefix)
+
+    monkeypatch.setattr(MemoryFolder, "memory_ids", counted)
     for i in range(30):
         assert observe(engine, f"prompt {i} of session {i % 10}", session=f"s-{i % 10}") == min(
             2, 1 + i // 10

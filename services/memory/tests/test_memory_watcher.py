@@ -57,7 +57,12 @@ def test_a_changed_memory_file_is_synced_alone_and_other_changes_resync_the_fold
     engine.sync_all()
     walks: list[Path] = []
     entries = MemoryFolder.entries
-    monkeypatch.setattr(MemoryFolder, "entries", lambda self: walks.append(self.path) or entries(self))
+
+    def counted(self: MemoryFolder) -> list:
+        walks.append(self.path)
+        return entries(self)
+
+    monkeypatch.setattr(MemoryFolder, "entries", counted)
 
     (folder / "note-3.md").write_text("---\nname: Note 3\n---\nRotate the kafka credentials monthly.\n")
     (folder / "note-4.md").unlink()
