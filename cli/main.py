@@ -76,6 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     token_commands = token.add_subparsers(title="token commands", required=True)
     issue = token_commands.add_parser("issue", help="issue a token for a user; prints it once")
     issue.add_argument("user")
+    issue.add_argument("--admin", action="store_true", help="may also remove repositories")
     issue.set_defaults(handler=cmd_token_issue)
     revoke = token_commands.add_parser("revoke", help="revoke a token by id, or all of a user's tokens")
     revoke.add_argument("--id", type=int)
@@ -121,12 +122,14 @@ def _token_store(args: argparse.Namespace) -> Any:
 
 def cmd_token_issue(args: argparse.Namespace) -> int:
     try:
-        token = _token_store(args).issue(args.user)
+        token = _token_store(args).issue(args.user, admin=args.admin)
     except ValueError as exc:
         raise CliError(str(exc)) from None
     print(token)
     print(
-        f"reporecall: token for {args.user} — shown once; store it (e.g. REPORECALL_TOKEN)", file=sys.stderr
+        f"reporecall: {'admin ' if args.admin else ''}token for {args.user} — shown once; "
+        "store it (e.g. REPORECALL_TOKEN)",
+        file=sys.stderr,
     )
     return 0
 
@@ -145,7 +148,7 @@ def cmd_token_list(args: argparse.Namespace) -> int:
         print(json.dumps([r.__dict__ for r in records]))
     for r in records if not args.json else []:
         state = "revoked" if r.revoked else "active"
-        print(f"{r.id:>4}  {r.user:<20} …{r.hint}  {state}")
+        print(f"{r.id:>4}  {r.user:<20} …{r.hint}  {state}{'  admin' if r.admin else ''}")
     return 0
 
 

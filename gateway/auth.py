@@ -4,6 +4,9 @@ Tokens are issued per user by `reporecall token issue USER` and stored as SHA-25
 <data-dir>/gateway/tokens.db; the plaintext is shown once. Every presented token is hashed and compared
 with `hmac.compare_digest` against every active hash, so the time taken does not depend on where or
 whether a match is. Revocations reach a running gateway within `reload_seconds`.
+
+Admin tokens (`reporecall token issue USER --admin`, and the local token of `reporecall up`) may also
+remove repositories; every other token can use and index them, not delete them for the whole team.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ TOKEN_PREFIX = "rr_"
 @dataclass(frozen=True)
 class Principal:
     user: str
+    admin: bool = False
 
 
 @dataclass(frozen=True)
@@ -32,6 +36,7 @@ class TokenRecord:
     created: float
     revoked: float | None
     hint: str
+    admin: bool = False
 
 
 def hash_token(token: str) -> str:
@@ -48,21 +53,25 @@ class TokenStore:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute(
                 "CREATE TABLE IF NOT EXISTS tokens (id INTEGER PRIMARY KEY, user TEXT NOT NULL, "
-                "hash TEXT NOT NULL UNIQUE, hint TEXT NOT NULL, created REAL NOT NULL, revoked REAL)"
+                "hash TEXT NOT NULL UNIQUE, hint TEXT NOT NULL, created REAL NOT NULL, revoked REAL, "
+                "admin INTEGER NOT NULL DEFAULT 0)"
             )
+            columns = {row[1] for row in db.execute("PRAGMA table_info(tokens)")}
+            if "admin" not in columns:  # a token store from before admin tokens: all of them plain
+                db.execute("ALTER TABLE tokens ADD COLUMN admin INTEGER NOT NULL DEFAULT 0")
 
     def _connect(self) -> sqlite3.Connection:
         return sqlite3.connect(self.path, timeout=5)
 
-    def issue(self, user: str) -> str:
+    def issue(self, user: str, admin: bool = False) -> str:
         user = user.strip()
         if not user or len(user) > 100 or any(c in user for c in "\x00\n\r/\\"):
             raise ValueError("user: give a plain user name (1-100 characters, no slashes or newlines)")
         token = TOKEN_PREFIX + secrets.token_urlsafe(32)
         with self._connect() as db:
             db.execute(
-                "INSERT INTO tokens (user, hash, hint, created) VALUES (?, ?, ?, ?)",
-                (user, hash_token(token), token[-4:], time.time()),
+                "INSERT INTO tokens (user, hash, hint, created, admin) VALUES (?, ?, ?, ?, ?)",
+                (user, hash_token(token), token[-4:], time.time(), int(admin)),
             )
         return token
 
@@ -80,12 +89,18 @@ class TokenStore:
 
     def records(self) -> list[TokenRecord]:
         with self._connect() as db:
-            rows = db.execute("SELECT id, user, created, revoked, hint FROM tokens ORDER BY id").fetchall()
-        return [TokenRecord(*row) for row in rows]
+            rows = db.execute(
+                "SELECT id, user, created, revoked, hint, admin FROM tokens ORDER BY id"
+            ).fetchall()
+        return [
+            TokenRecord(id_, user, created, revoked, hint, bool(admin))
+            for id_, user, created, revoked, hint, admin in rows
+        ]
 
-    def active_hashes(self) -> list[tuple[str, str]]:
+    def active_hashes(self) -> list[tuple[str, Principal]]:
         with self._connect() as db:
-            return db.execute("SELECT hash, user FROM tokens WHERE revoked IS NULL").fetchall()
+            rows = db.execute("SELECT hash, user, admin FROM tokens WHERE revoked IS NULL").fetchall()
+        return [(digest, Principal(user, bool(admin))) for digest, user, admin in rows]
 
 
 class TokenAuthenticator:
@@ -98,14 +113,14 @@ class TokenAuthenticator:
         local_user: str = "local",
         reload_seconds: float = 2.0,
     ) -> None:
-        self._entries: list[tuple[str, str]] = []
-        self._local = [(hash_token(local_token), local_user)] if local_token else []
+        self._entries: list[tuple[str, Principal]] = []
+        self._local = [(hash_token(local_token), Principal(local_user, admin=True))] if local_token else []
         self._store = store
         self._reload_seconds = reload_seconds
         self._loaded_at = 0.0
         self._lock = threading.Lock()
 
-    def _current(self) -> list[tuple[str, str]]:
+    def _current(self) -> list[tuple[str, Principal]]:
         if self._store is None:
             return self._local
         now = time.monotonic()
@@ -125,12 +140,12 @@ class TokenAuthenticator:
         if not authorization or authorization[:7].lower() != "bearer ":
             return None
         presented = hash_token(authorization[7:].strip()).encode()
-        found: str | None = None
-        for stored_hash, user in self._current():
+        found: Principal | None = None
+        for stored_hash, principal in self._current():
             # No early exit: every entry is compared, matching or not.
             if hmac.compare_digest(presented, stored_hash.encode()):
-                found = user
-        return Principal(found) if found is not None else None
+                found = principal
+        return found
 
 
 class RateLimiter:

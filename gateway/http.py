@@ -339,6 +339,14 @@ def build_http_app(
 
     async def remove_repo(request: Request) -> Response:
         """Remove a repository from every service: search and graph (through the indexer), then memory."""
+        if not _principal(request).admin:
+            return _json(
+                403,
+                {
+                    "error": "removing a repository needs an admin token "
+                    "(reporecall token issue USER --admin, on the server)"
+                },
+            )
         name = request.path_params["name"]
         reply = await backends.call(
             "indexer", backends.indexer.RemoveRepo, indexer_pb2.RemoveRepoRequest(repo=name), 60.0

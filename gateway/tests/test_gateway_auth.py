@@ -129,3 +129,40 @@ async def test_oversized_body_is_refused_with_413(tmp_path: Path, store: TokenSt
             headers={"Authorization": f"Bearer {token}", "Content-Type": "application/json"},
         )
     assert reply.status_code == 413
+
+
+async def test_only_admin_tokens_remove_repositories(tmp_path: Path, store: TokenStore) -> None:
+    settings = GatewaySettings(data_dir=tmp_path)
+    backends = Backends("127.0.0.1:1", "127.0.0.1:1", "127.0.0.1:1", "127.0.0.1:1")
+    repos = RepoDirectory(backends)
+    auth = TokenAuthenticator(local_token="local-secret", store=store, reload_seconds=0)
+    app = build_http_app(
+        settings, Operations(backends, repos), ContextService(backends, repos, 1000, 0.2), auth
+    )
+    alice, root = store.issue("alice"), store.issue("root", admin=True)
+    assert [(r.user, r.admin) for r in store.records()] == [("alice", False), ("root", True)]
+    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://gw") as client:
+        reply = await client.delete("/api/repos/shop", headers={"Authorization": f"Bearer {alice}"})
+        assert reply.status_code == 403 and "--admin" in reply.json()["error"]
+        for token in (root, "local-secret"):  # an admin token, and the local token of `reporecall up`
+            reply = await client.delete("/api/repos/shop", headers={"Authorization": f"Bearer {token}"})
+            assert reply.status_code != 403  # allowed (the indexer is unreachable here: 503)
+
+
+def test_a_token_store_from_before_admin_tokens_is_upgraded_in_place(tmp_path: Path) -> None:
+    import sqlite3
+
+    path = tmp_path / "tokens.db"
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "CREATE TABLE tokens (id INTEGER PRIMARY KEY, user TEXT NOT NULL, hash TEXT NOT NULL UNIQUE, "
+            "hint TEXT NOT NULL, created REAL NOT NULL, revoked REAL)"
+        )
+        db.execute(
+            "INSERT INTO tokens (user, hash, hint, created) VALUES ('bob', ?, 'abcd', 1.0)",
+            (hash_token("rr_old"),),
+        )
+    upgraded = TokenStore(path)
+    assert [(r.user, r.admin) for r in upgraded.records()] == [("bob", False)]
+    principal = TokenAuthenticator(store=upgraded, reload_seconds=0).authenticate("Bearer rr_old")
+    assert principal is not None and (principal.user, principal.admin) == ("bob", False)
