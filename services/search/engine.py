@@ -326,6 +326,10 @@ class SearchEngine:
         self._wake.set()
 
     def _backfill_loop(self) -> None:
+        try:
+            self.realign_vectors()
+        except Exception as exc:  # the stored vectors stay as they are; the next start tries again
+            log.exception("vectors.realign_failed", error=str(exc))
         while not self._stop.is_set():
             try:
                 worked = self.backfill_once()
@@ -339,6 +343,36 @@ class SearchEngine:
             if not worked:
                 self._wake.wait(timeout=1.0)
                 self._wake.clear()
+
+    @property
+    def vectors_model(self) -> str:
+        assert self.embedder is not None
+        return f"{self.embedder.name} ({self.embedder.dimension} dimensions)"
+
+    def realign_vectors(self) -> int:
+        """After an embedder change (REPORECALL_EMBEDDER, another model or dimension), vectors of the old
+        model are meaningless to the new model's queries: drop them and queue every chunk for the new
+        one. Returns the files queued (0 when the embedder is the one the vectors came from)."""
+        if self.vector is None or self.store is None or self.embedder is None:
+            return 0
+        model, stored = self.vectors_model, self.store.vectors_model()
+        if stored == model:
+            return 0
+        queued = 0
+        if stored is not None:  # None: vectors from before the model was recorded, by this same default
+            log.warning("vectors.embedder_changed", was=stored, now=model)
+            for repo in self.keyword.repos():
+                profile = self.keyword.profile(repo, MAX_PROFILE_FILES * 50, 1)
+                with self._write_lock:
+                    self.vector.delete_repo(repo)
+                for f in profile.files:
+                    with self._write_lock:
+                        self._replace_vectors(repo, f.path, self.keyword.file_chunks(repo, f.path))
+                    queued += 1
+                self._backlog_cache.pop(repo, None)
+            log.info("vectors.requeued", files=queued, backlog=self.store.backlog(""))
+        self.store.set_vectors_model(model)
+        return queued
 
     def backfill_once(self) -> int:
         """Embed one batch of the backlog; returns how many chunks got a vector (0 when idle)."""

@@ -319,6 +319,17 @@ class MeilisearchKeywordIndex:
                 out[doc["path"]] = max(out.get(doc["path"], 0), int(doc.get("end_line", 0)))
         return out
 
+    def repos(self) -> list[str]:
+        # The files index holds one document per file: fewer to page through than chunks.
+        found: set[str] = set()
+        offset, page = 0, 1000
+        while True:
+            result = self._files.get_documents({"fields": ["repo"], "limit": page, "offset": offset})
+            found.update(str(dict(doc)["repo"]) for doc in result.results)
+            offset += len(result.results)
+            if len(result.results) < page:
+                return sorted(found)
+
     def profile(self, repo: str, max_files: int, max_symbols: int) -> RepoProfile:
         files = sorted(
             (

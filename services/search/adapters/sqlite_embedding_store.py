@@ -41,6 +41,7 @@ CREATE TABLE IF NOT EXISTS pending (
 );
 CREATE INDEX IF NOT EXISTS pending_by_file ON pending (repo, path);
 CREATE INDEX IF NOT EXISTS pending_by_age ON pending (attempts, enqueued);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 """
 
 
@@ -70,6 +71,15 @@ class SqliteEmbeddingStore:
                 )
                 found.update((key, np.frombuffer(blob, dtype=np.float32)) for key, blob in rows)
         return found
+
+    def vectors_model(self) -> str | None:
+        with self._lock:
+            row = self._db.execute("SELECT value FROM meta WHERE key = 'vectors_model'").fetchone()
+        return str(row[0]) if row else None
+
+    def set_vectors_model(self, model: str) -> None:
+        with self._transaction() as db:
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('vectors_model', ?)", (model,))
 
     def put_cached(self, items: Sequence[tuple[str, Vector]]) -> None:
         with self._transaction() as db:

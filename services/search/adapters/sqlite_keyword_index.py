@@ -351,6 +351,9 @@ class SqliteKeywordIndex:
             out.update((path, int(last)) for path, last in rows)
         return out
 
+    def repos(self) -> list[str]:
+        return [repo for (repo,) in self._reader().execute("SELECT DISTINCT repo FROM chunks ORDER BY repo")]
+
     def profile(self, repo: str, max_files: int, max_symbols: int) -> RepoProfile:
         db = self._reader()
         files = [

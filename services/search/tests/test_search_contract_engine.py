@@ -416,6 +416,14 @@ def test_file_lines_gives_each_indexed_file_its_last_line_without_content(engine
         engine.file_lines(REPO, [f"f{i}.py" for i in range(1001)])
 
 
+def test_keyword_index_lists_the_repositories_it_holds(engine: SearchEngine) -> None:
+    engine.upsert_file(REPO, "a.py", [chunk("f", "a.py")])
+    engine.upsert_file("zeta", "z.py", [chunk("z", "z.py", repo="zeta")])
+    engine.upsert_file("alpha", "y.py", [chunk("y", "y.py", repo="alpha")])
+    engine.delete_repo("alpha")
+    assert engine.keyword.repos() == sorted([REPO, "zeta"])
+
+
 def test_profile_lists_files_and_samples_definitions_across_files(engine: SearchEngine) -> None:
     for f in range(4):
         path = f"pkg/mod{f}.py"

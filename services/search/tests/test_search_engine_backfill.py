@@ -157,3 +157,47 @@ def test_keyword_only_engine_reports_partial_for_vector_requests(tmp_path: Path)
     stats = engine.stats(REPO)
     assert (stats.vector_backend, stats.embedder, stats.vectors) == ("none", "none", 0)
     engine.close()
+
+
+def _engine_with(tmp_path: Path, embedder: WordHashEmbedder) -> SearchEngine:
+    return SearchEngine(
+        SqliteKeywordIndex(tmp_path / "k.db"),
+        NumpyVectorIndex(tmp_path / "v.db", embedder.dimension),
+        embedder,
+        SqliteEmbeddingStore(tmp_path / "e.db"),
+        EngineOptions(backfill_batch=8),
+    )
+
+
+@pytest.mark.parametrize("dimension", [64, 32], ids=["same dimension", "other dimension"])
+def test_after_an_embedder_change_every_chunk_is_embedded_again_by_the_new_model(
+    tmp_path: Path, dimension: int
+) -> None:
+    first = _engine_with(tmp_path, WordHashEmbedder(name="model-a"))
+    assert first.realign_vectors() == 0  # a fresh store records its model
+    for f in range(3):
+        first.upsert_file(
+            REPO, f"f{f}.py", [chunk(f"fn_{f}_{i}", f"f{f}.py", start_line=i * 5 + 1) for i in range(4)]
+        )
+    first.upsert_file("other", "o.py", [chunk("other_fn", "o.py", repo="other")])
+    while first.backfill_once():
+        pass
+    first.close()
+
+    same = _engine_with(tmp_path, WordHashEmbedder(name="model-a"))
+    assert same.realign_vectors() == 0 and same.stats("").vectors == 13
+    same.close()
+
+    model_b = WordHashEmbedder(dimension=dimension, name="model-b")
+    second = _engine_with(tmp_path, model_b)
+    assert second.realign_vectors() == 4  # files queued, in both repositories
+    assert (second.stats("").vectors, second.stats("").embed_backlog) == (0, 13)
+    assert second.search("fn_1_2", REPO, mode=SearchMode.VECTOR).partial
+    model_b.calls.clear()  # the query above
+    while second.backfill_once():
+        pass
+    assert sum(model_b.calls) == 13 and second.stats("").vectors == 13
+    hits = second.search("fn_1_2", REPO, mode=SearchMode.VECTOR, limit=1).hits
+    assert hits[0].chunk.name == "fn_1_2"
+    assert second.realign_vectors() == 0  # recorded: the next start has nothing to do
+    second.close()
