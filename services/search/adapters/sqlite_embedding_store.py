@@ -20,6 +20,9 @@ from services.search.adapters.sqlite_storage import write_transaction
 from services.search.domain.model import PendingEmbedding, Vector
 
 MAX_ATTEMPTS = 3
+# A chunk that failed MAX_ATTEMPTS times in a row is parked, then tried again this long after its last
+# failure (an embedding server that was down for a while; a poisoned text costs one call per period).
+PARKED_RETRY_SECONDS = 600.0
 _MAX_PARAMS = 500
 
 _SCHEMA = """
@@ -37,6 +40,7 @@ CREATE TABLE IF NOT EXISTS pending (
     enqueued REAL NOT NULL,
     attempts INTEGER NOT NULL DEFAULT 0,
     last_error TEXT NOT NULL DEFAULT '',
+    failed_at REAL NOT NULL DEFAULT 0,
     PRIMARY KEY (repo, chunk_id)
 );
 CREATE INDEX IF NOT EXISTS pending_by_file ON pending (repo, path);
@@ -46,13 +50,17 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 
 
 class SqliteEmbeddingStore:
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, parked_retry_seconds: float = PARKED_RETRY_SECONDS) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._path = path
+        self._parked_retry_seconds = parked_retry_seconds
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=30)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
+        columns = {row[1] for row in self._db.execute("PRAGMA table_info(pending)")}
+        if "failed_at" not in columns:  # a store from before parked items were retried
+            self._db.execute("ALTER TABLE pending ADD COLUMN failed_at REAL NOT NULL DEFAULT 0")
         self._lock = threading.RLock()
 
     @contextmanager
@@ -116,8 +124,8 @@ class SqliteEmbeddingStore:
         with self._lock:
             rows = self._db.execute(
                 "SELECT key, chunk_id, repo, path, language, kind, is_test, content_hash, text FROM pending"
-                " WHERE attempts < ? ORDER BY attempts, enqueued LIMIT ?",
-                (MAX_ATTEMPTS, limit),
+                " WHERE attempts < ? OR failed_at <= ? ORDER BY attempts, enqueued LIMIT ?",
+                (MAX_ATTEMPTS, time.time() - self._parked_retry_seconds, limit),
             ).fetchall()
         return [
             (key, PendingEmbedding(cid, repo, path, language, kind, bool(test), chash, text))
@@ -139,9 +147,9 @@ class SqliteEmbeddingStore:
     def fail(self, items: Sequence[tuple[str, PendingEmbedding]], error: str) -> None:
         with self._transaction() as db:
             db.executemany(
-                "UPDATE pending SET attempts = attempts + 1, last_error = ?"
+                "UPDATE pending SET attempts = attempts + 1, last_error = ?, failed_at = ?"
                 " WHERE repo = ? AND chunk_id = ? AND key = ?",
-                [(error[:500], item.repo, item.chunk_id, key) for key, item in items],
+                [(error[:500], time.time(), item.repo, item.chunk_id, key) for key, item in items],
             )
 
     def delete_files(self, repo: str, paths: Sequence[str]) -> None:

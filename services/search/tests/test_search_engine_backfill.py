@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -99,6 +100,27 @@ def test_embedding_failures_are_retried_then_parked(engine: SearchEngine, embedd
     assert engine.backfill_once() == 0  # parked: no hot loop on a poisoned chunk
     assert engine.stats(REPO).embed_backlog == 1  # and still visible
     assert engine.progress.failures == MAX_ATTEMPTS + 1
+
+
+def test_parked_chunks_are_tried_again_after_a_while(tmp_path: Path, embedder: WordHashEmbedder) -> None:
+    """An embedding server down for longer than the retries: its chunks get their vectors once it is back."""
+    engine = SearchEngine(
+        SqliteKeywordIndex(tmp_path / "k.db"),
+        NumpyVectorIndex(tmp_path / "v.db", embedder.dimension),
+        embedder,
+        SqliteEmbeddingStore(tmp_path / "e.db", parked_retry_seconds=0.2),
+        EngineOptions(backfill_batch=4),
+    )
+    engine.upsert_file(REPO, "g.py", [chunk("outage", "g.py")])
+    embedder.fail_next = MAX_ATTEMPTS
+    for _ in range(MAX_ATTEMPTS):
+        with pytest.raises(RuntimeError):
+            engine.backfill_once()
+    assert engine.backfill_once() == 0  # parked
+    time.sleep(0.3)
+    assert engine.backfill_once() == 1  # the server is back
+    assert (engine.stats(REPO).vectors, engine.stats(REPO).embed_backlog) == (1, 0)
+    engine.close()
 
 
 def test_identical_text_is_embedded_once_across_files_and_repos(
