@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import time
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -54,6 +55,9 @@ CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts USING fts5(
 """
 
 _TABLES = ("memories", "files", "tombstones", "usage", "usage_files", "supersedes")
+# Matching rows a recall scores at most (see _affordable_terms), and how long a word's count is reused.
+ROW_BUDGET = 600
+FREQUENCY_CACHE_SECONDS = 60.0
 # bm25 weights for name, description, body, related files/symbols.
 BM25 = "bm25(memory_fts, 4.0, 2.0, 1.0, 2.0)"
 
@@ -70,6 +74,7 @@ class SqliteMemoryIndex:
             Path(path).parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=10.0)
         self._lock = threading.RLock()
+        self._frequencies: dict[str, tuple[float, int]] = {}
         with self._lock:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
@@ -174,10 +179,43 @@ class SqliteMemoryIndex:
             ).fetchall()
         return [row[0] for row in rows]
 
+    def _affordable_terms(self, terms: list[str]) -> list[str]:
+        """The rarest terms whose matches fit ROW_BUDGET (at least the rarest one): bm25 is computed for every
+        row a term matches, and a word in most memories (a folder full of one user's prompts) ranks nothing."""
+        counted = []
+        now = time.monotonic()
+        for term in terms:
+            cached = self._frequencies.get(term)
+            if cached is not None and now - cached[0] < FREQUENCY_CACHE_SECONDS:
+                count = cached[1]
+            else:
+                (count,) = self._db.execute(
+                    "SELECT count(*) FROM memory_fts WHERE memory_fts MATCH ?", (f'"{term}"',)
+                ).fetchone()
+                if count:  # never cache a zero: the next memory stored may have the word
+                    if len(self._frequencies) > 20_000:
+                        self._frequencies.clear()
+                    self._frequencies[term] = (now, int(count))
+            if count:
+                counted.append((int(count), term))
+        if sum(count for count, _ in counted) <= ROW_BUDGET:
+            return [term for _, term in counted]
+        chosen: list[str] = []
+        rows = 0
+        for count, term in sorted(counted):
+            if chosen and rows + count > ROW_BUDGET:
+                break
+            chosen.append(term)
+            rows += count
+        return chosen
+
     def search(self, flt: MemoryFilter, terms: list[str], limit: int) -> list[Candidate]:
         where, args = _filter_sql(flt)
         with self._lock:
             if terms:
+                terms = self._affordable_terms(terms)
+                if not terms:
+                    return []  # no memory has any of the words
                 match = " OR ".join(f'"{term}"' for term in terms)
                 rows = self._db.execute(
                     f"SELECT m.doc, {_EFFECTIVE_STATUS} AS eff, m.tokens, -{BM25} AS rel, "  # noqa: S608
