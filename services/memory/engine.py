@@ -908,6 +908,7 @@ class MemoryEngine:
                     ns, FileEntry(path, stat.st_mtime_ns, stat.st_size), Source.TEAM, tombstones
                 )
 
+
 def _problem(path: str, exc: Exception) -> Problem:
     if isinstance(exc, FrontmatterError):
         return Problem(path, exc.field, exc.message)
