@@ -47,7 +47,15 @@ class _Connection:
         self.reader: asyncio.StreamReader | None = None
         self.writer: asyncio.StreamWriter | None = None
 
-    async def post(self, path: str, body: dict[str, Any]) -> tuple[int, bytes]:
+    async def post(self, path: str, body: dict[str, Any], timeout: float = 30.0) -> tuple[int, bytes]:
+        """One request; a connection the server closed while idle is reopened once."""
+        try:
+            return await asyncio.wait_for(self._post(path, body), timeout)
+        except (asyncio.IncompleteReadError, ConnectionError):
+            await self.close()
+            return await asyncio.wait_for(self._post(path, body), timeout)
+
+    async def _post(self, path: str, body: dict[str, Any]) -> tuple[int, bytes]:
         if self.writer is None:
             self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
             sock = self.writer.get_extra_info("socket")
@@ -65,7 +73,11 @@ class _Connection:
         fields = {
             k.strip().lower(): v.strip() for k, _, v in (line.partition(":") for line in lines[1:] if line)
         }
-        data = await self.reader.readexactly(int(fields.get("content-length", "0")))
+        if "content-length" not in fields:
+            raise RuntimeError(
+                f"reply without Content-Length (status {status}): this client reads no other kind"
+            )
+        data = await self.reader.readexactly(int(fields["content-length"]))
         if fields.get("connection", "").lower() == "close":
             await self.close()
         return status, data

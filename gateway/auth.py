@@ -11,6 +11,7 @@ remove repositories; every other token can use and index them, not delete them f
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import hmac
 import secrets
@@ -58,7 +59,8 @@ class TokenStore:
             )
             columns = {row[1] for row in db.execute("PRAGMA table_info(tokens)")}
             if "admin" not in columns:  # a token store from before admin tokens: all of them plain
-                db.execute("ALTER TABLE tokens ADD COLUMN admin INTEGER NOT NULL DEFAULT 0")
+                with contextlib.suppress(sqlite3.OperationalError):  # another process added it meanwhile
+                    db.execute("ALTER TABLE tokens ADD COLUMN admin INTEGER NOT NULL DEFAULT 0")
 
     def _connect(self) -> sqlite3.Connection:
         return sqlite3.connect(self.path, timeout=5)

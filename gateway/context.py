@@ -130,6 +130,7 @@ class ContextService:
         self._status: dict[str, tuple[float, Staleness]] = {}
         self._branches: dict[str, str] = {}
         self._refreshing: set[str] = set()
+        self._status_failing: set[str] = set()
         self._background: set[asyncio.Task[Any]] = set()
         self._file_sizes: OrderedDict[tuple[str, str], FileSize] = OrderedDict()
         # repo → route → {"replies", "injected", "spared"} since this gateway started (Prometheus keeps history).
@@ -431,7 +432,11 @@ class ContextService:
             )
             self._branches[repo.name] = reply.branch
         except Exception as exc:  # staleness is a nicety: the next hook after this one tries again
-            log.info("index_status.unavailable", repo=repo.name, error=str(exc) or type(exc).__name__)
+            if repo.name not in self._status_failing:  # once per outage, not once per hook
+                self._status_failing.add(repo.name)
+                log.info("index_status.unavailable", repo=repo.name, error=str(exc) or type(exc).__name__)
+        else:
+            self._status_failing.discard(repo.name)
         finally:
             self._refreshing.discard(repo.name)
 
@@ -457,7 +462,7 @@ class ContextService:
         A file's read cost comes from its line count (one batched call for the files not seen before);
         tokenizing whole files here would cost more CPU than the rest of the reply."""
         paths = sorted({i.path for i in assembled.items if i.section == "code"})
-        missing = [p for p in paths if (repo.name, p) not in self._file_sizes]
+        missing = [p for p in paths if (repo.name, p) not in self._file_sizes][:1000]
         if missing:
             reply = await self.backends.call(
                 "search",
@@ -465,8 +470,8 @@ class ContextService:
                 search_pb2.FileLinesRequest(repo=repo.name, paths=missing),
                 2.0,
             )
-            for path, lines in reply.lines.items():
-                self._file_sizes[(repo.name, path)] = FileSize(path, lines=lines)
+            for path in missing:  # a path the index does not know is remembered as size 0 (not asked again)
+                self._file_sizes[(repo.name, path)] = FileSize(path, lines=reply.lines.get(path, 0))
             while len(self._file_sizes) > 20_000:
                 self._file_sizes.popitem(last=False)
         sizes = [self._file_sizes[(repo.name, p)] for p in paths if (repo.name, p) in self._file_sizes]

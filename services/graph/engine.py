@@ -410,13 +410,12 @@ class GraphEngine:
         if self._background is not None:
             return
         self._stop.clear()
-        with self._state_lock:
-            long_ago = self._clock() - self._settle
-            for repo in self._store.repos():
-                self._observed.setdefault(repo, (self._store.generation(repo), long_ago))
-                self._dirty.add(repo)
 
         def loop() -> None:
+            try:
+                self._mark_stored_repos_due()
+            except Exception:  # a store that is not up yet: the first request computes instead
+                log.exception("graph.communities.startup_scan_failed")
             first = True
             while first or not self._stop.wait(interval_s):
                 first = False
@@ -427,6 +426,14 @@ class GraphEngine:
 
         self._background = threading.Thread(target=loop, name="graph-communities", daemon=True)
         self._background.start()
+
+    def _mark_stored_repos_due(self) -> None:
+        repos = {repo: self._store.generation(repo) for repo in self._store.repos()}
+        with self._state_lock:
+            long_ago = self._clock() - self._settle
+            for repo, generation in repos.items():
+                self._observed.setdefault(repo, (generation, long_ago))
+                self._dirty.add(repo)
 
     def stop_background(self) -> None:
         self._stop.set()

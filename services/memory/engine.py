@@ -377,6 +377,7 @@ class MemoryEngine:
                 )
                 if not memory.read_only:
                     folder.delete(memory.id)
+                    self._drop_working(ns, [memory.id])
                 self._apply_tombstone(ns, memory.fingerprint, removed=path)
             return True
         return False
@@ -533,6 +534,19 @@ class MemoryEngine:
                 else:
                     del registry[name]
             return len(registry.get(session, []))
+
+    def _drop_working(self, repo: str, memory_ids: list[str]) -> None:
+        """Take working memories deleted outside observe (forget, a hand edit) out of the registry."""
+        registry = self._working.get(repo)
+        for memory_id in memory_ids:
+            parsed = parse_working_id(memory_id)
+            if registry is None or parsed is None or parsed[0] not in registry:
+                continue
+            kept = [e for e in registry[parsed[0]] if e.memory_id != memory_id]
+            if kept:
+                registry[parsed[0]] = kept
+            else:
+                del registry[parsed[0]]
 
     def _working_registry(
         self, repo: str, folder: MemoryFolder, *, relist: bool = False
@@ -889,6 +903,7 @@ class MemoryEngine:
 
     def _sync_files(self, ns: str, paths: list[Path]) -> None:
         with self._ns_lock(ns):
+            gone: list[str] = []
             known = self._index.file_states(ns)
             tombstones: set[str] | None = None
             for path in paths:
@@ -899,6 +914,10 @@ class MemoryEngine:
                         self._index.remove_files(ns, [str(path)])
                     with self._state_lock:
                         self._problems.pop(str(path), None)
+                    gone.append(path.name.removesuffix(".md"))
+                    continue
+                except OSError as exc:  # unreadable for now: the periodic resync looks again
+                    log.warning("memory.file_unreadable", path=str(path), error=str(exc))
                     continue
                 if known.get(str(path)) == (stat.st_mtime_ns, stat.st_size):
                     continue
@@ -907,6 +926,9 @@ class MemoryEngine:
                 self._load_into_index(
                     ns, FileEntry(path, stat.st_mtime_ns, stat.st_size), Source.TEAM, tombstones
                 )
+        if gone:  # after the namespace lock: observe takes the folder lock first, then the namespace's
+            with self._root.folder(ns).lock():
+                self._drop_working(ns, gone)
 
 
 def _problem(path: str, exc: Exception) -> Problem:

@@ -126,7 +126,7 @@ class SearchEngine:
         for c in chunks:
             text = embedding_text(c)
             keyed.append((self._key(text), c, text))
-        cached = self.store.cached([k for k, _, _ in keyed])
+        cached = self._cached([k for k, _, _ in keyed])
         entries = [
             VectorEntry(c.id, repo, path, c.language, str(c.kind), c.is_test, cached[k])
             for k, c, _ in keyed
@@ -142,6 +142,13 @@ class SearchEngine:
         self.progress.cache_hits += len(entries)
         for listener in self._cache_listeners:
             listener(len(entries))
+
+    def _cached(self, keys: Sequence[str]) -> dict[str, Vector]:
+        """Cached vectors of these text keys; one of another dimension (the same embedder name serving
+        another model size) counts as missing."""
+        assert self.store is not None and self.embedder is not None
+        dimension = self.embedder.dimension
+        return {k: v for k, v in self.store.cached(keys).items() if v.shape[0] == dimension}
 
     def delete_files(self, repo: str, paths: Sequence[str]) -> int:
         _require(repo, "repo")
@@ -365,11 +372,14 @@ class SearchEngine:
                 profile = self.keyword.profile(repo, MAX_PROFILE_FILES * 50, 1)
                 with self._write_lock:
                     self.vector.delete_repo(repo)
+                    self._backlog_cache.pop(repo, None)
                 for f in profile.files:
+                    if self._stop.is_set():  # shutting down: the next start begins again (model not recorded)
+                        return queued
                     with self._write_lock:
                         self._replace_vectors(repo, f.path, self.keyword.file_chunks(repo, f.path))
+                        self._backlog_cache.pop(repo, None)
                     queued += 1
-                self._backlog_cache.pop(repo, None)
             log.info("vectors.requeued", files=queued, backlog=self.store.backlog(""))
         self.store.set_vectors_model(model)
         return queued
@@ -382,7 +392,7 @@ class SearchEngine:
         if not batch:
             return 0
         keys = list(dict.fromkeys(k for k, _ in batch))
-        vectors = self.store.cached(keys)
+        vectors = self._cached(keys)
         missing = [k for k in keys if k not in vectors]
         if missing:
             texts = {k: item.text for k, item in batch}

@@ -74,6 +74,7 @@ def int8_compute(model: onnx.ModelProto) -> int:
     """Rewrite, in place, each MatMul whose weight is `Cast(int8 initializer) * scale` (per column or per
     tensor) into `DynamicQuantizeMatMul` over the same int8 weight; returns how many were rewritten.
     Anything else (attention products, the embedding tables) is left as it is."""
+    import onnx
     from onnx import helper, numpy_helper
 
     graph = model.graph
@@ -89,11 +90,13 @@ def int8_compute(model: onnx.ModelProto) -> int:
         weight_init, scale_init = initializers.get(cast.input[0]), initializers.get(mul.input[1])
         weight = numpy_helper.to_array(weight_init) if weight_init is not None else None
         scale = numpy_helper.to_array(scale_init).astype(np.float32) if scale_init is not None else None
-        if weight is None or scale is None or weight.dtype != np.int8 or weight.ndim != 2:
+        to_float = any(a.name == "to" and a.i == onnx.TensorProto.FLOAT for a in cast.attribute)
+        if weight is None or scale is None or weight.dtype != np.int8 or weight.ndim != 2 or not to_float:
             nodes.append(node)
             continue
         columns = weight.shape[1]
-        if scale.size not in (1, columns):
+        # Per tensor or per output column only: a per-row (K, 1) scale would be silently misapplied.
+        if scale.shape not in ((), (1,), (columns,), (1, columns)):
             nodes.append(node)
             continue
         scale_name, zero_name = f"{node.name}_int8_scale", f"{node.name}_int8_zero"

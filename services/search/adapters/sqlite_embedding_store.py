@@ -7,6 +7,7 @@ a chunk stays pending until its vector is in the vector index.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 import threading
 import time
@@ -60,7 +61,8 @@ class SqliteEmbeddingStore:
         self._db.executescript(_SCHEMA)
         columns = {row[1] for row in self._db.execute("PRAGMA table_info(pending)")}
         if "failed_at" not in columns:  # a store from before parked items were retried
-            self._db.execute("ALTER TABLE pending ADD COLUMN failed_at REAL NOT NULL DEFAULT 0")
+            with contextlib.suppress(sqlite3.OperationalError):  # another process added it meanwhile
+                self._db.execute("ALTER TABLE pending ADD COLUMN failed_at REAL NOT NULL DEFAULT 0")
         self._lock = threading.RLock()
 
     @contextmanager
@@ -121,12 +123,20 @@ class SqliteEmbeddingStore:
             )
 
     def next_pending(self, limit: int) -> list[tuple[str, PendingEmbedding]]:
+        """Oldest fresh items first; parked ones (MAX_ATTEMPTS failures) only when no fresh one is left and
+        their retry time has come, so a poisoned text never shares a batch with (and fails) fresh ones."""
+        columns = "key, chunk_id, repo, path, language, kind, is_test, content_hash, text"
         with self._lock:
             rows = self._db.execute(
-                "SELECT key, chunk_id, repo, path, language, kind, is_test, content_hash, text FROM pending"
-                " WHERE attempts < ? OR failed_at <= ? ORDER BY attempts, enqueued LIMIT ?",
-                (MAX_ATTEMPTS, time.time() - self._parked_retry_seconds, limit),
+                f"SELECT {columns} FROM pending WHERE attempts < ? ORDER BY attempts, enqueued LIMIT ?",
+                (MAX_ATTEMPTS, limit),
             ).fetchall()
+            if not rows:
+                rows = self._db.execute(
+                    f"SELECT {columns} FROM pending WHERE attempts >= ? AND failed_at <= ?"
+                    " ORDER BY failed_at LIMIT ?",
+                    (MAX_ATTEMPTS, time.time() - self._parked_retry_seconds, limit),
+                ).fetchall()
         return [
             (key, PendingEmbedding(cid, repo, path, language, kind, bool(test), chash, text))
             for key, cid, repo, path, language, kind, test, chash, text in rows
