@@ -102,6 +102,19 @@ def test_observe_lists_the_folder_once_a_minute_not_once_a_prompt(
     assert len(listings) == 2 and len(working_files(memory_root)) == 20
 
 
+def test_a_forgotten_working_memory_no_longer_counts_towards_the_session(
+    make_engine: Callable[..., MemoryEngine], memory_root: Path, clock: Any
+) -> None:
+    engine = make_engine(config=EngineConfig(working_keep=2))
+    observe(engine, "first prompt")
+    clock.advance(seconds=1)
+    observe(engine, "second prompt")
+    assert engine.forget(REPO, working_files(memory_root)[0], user="ann")
+    clock.advance(seconds=1)
+    assert observe(engine, "third prompt") == 2
+    assert len(working_files(memory_root)) == 2  # nothing real pruned for the forgotten one
+
+
 def test_empty_prompt_writes_nothing_and_session_id_is_required(engine: MemoryEngine) -> None:
     assert observe(engine, "   ") == 0
     with pytest.raises(InvalidField, match="session_id"):

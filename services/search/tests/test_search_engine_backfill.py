@@ -118,8 +118,11 @@ def test_parked_chunks_are_tried_again_after_a_while(tmp_path: Path, embedder: W
             engine.backfill_once()
     assert engine.backfill_once() == 0  # parked
     time.sleep(0.3)
-    assert engine.backfill_once() == 1  # the server is back
-    assert (engine.stats(REPO).vectors, engine.stats(REPO).embed_backlog) == (1, 0)
+    engine.upsert_file(REPO, "h.py", [chunk("fresh", "h.py")])
+    embedder.calls.clear()
+    assert engine.backfill_once() == 1 and embedder.calls == [1]  # fresh work first, in a batch of its own
+    assert engine.backfill_once() == 1  # then the parked chunk: the server is back
+    assert (engine.stats(REPO).vectors, engine.stats(REPO).embed_backlog) == (2, 0)
     engine.close()
 
 
