@@ -109,7 +109,7 @@ def test_a_forgotten_working_memory_no_longer_counts_towards_the_session(
     observe(engine, "first prompt")
     clock.advance(seconds=1)
     observe(engine, "second prompt")
-    assert engine.forget(REPO, working_files(memory_root)[0], user="ann")
+    assert engine.forget(REPO, working_files(memory_root)[-1], user="ann")  # the newest
     clock.advance(seconds=1)
     assert observe(engine, "third prompt") == 2
     assert len(working_files(memory_root)) == 2  # nothing real pruned for the forgotten one
