@@ -6,6 +6,7 @@ import asyncio
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -362,7 +363,7 @@ async def test_concurrent_status_calls_share_one_walk_of_the_tree(
     walks = []
     walk = engine_module._walk_list
 
-    def counted(*args: object) -> object:
+    def counted(*args: Any) -> Any:
         walks.append(1)
         time.sleep(0.1)  # a large tree: other status calls arrive while this one walks
         return walk(*args)
