@@ -163,7 +163,8 @@ class ContextService:
         gathered = _Gathered()
         degraded: list[str] = []
         await self._stage_one(repo, route, text, query, budget, gathered, degraded)
-        await self._stage_two(repo, route, gathered, degraded)
+        if not gathered.seeds:  # no named seed: stage two may infer one from the search results
+            await self._stage_two(repo, route, gathered, degraded)
         fused = fuse_candidates(
             route,
             search=gathered.search,
@@ -209,9 +210,15 @@ class ContextService:
         gathered: _Gathered,
         degraded: list[str],
     ) -> None:
+        async def seeds_then_call_tree() -> None:
+            # A named seed's call tree does not wait for search (the slowest call): it starts once found.
+            await self._resolve_seeds(repo, route.symbol_seeds[:3], gathered, degraded)
+            if gathered.seeds:
+                await self._stage_two(repo, route, gathered, degraded)
+
         jobs: list[Awaitable[None]] = [
             self._search(repo, text, gathered, degraded),
-            self._resolve_seeds(repo, route.symbol_seeds[:3], gathered, degraded),
+            seeds_then_call_tree(),
             self._recall(repo, text, query, budget, gathered, degraded),
         ]
         if route.name == RouteName.ARCHITECTURE:

@@ -60,11 +60,16 @@ def test_hook_returns_the_function_the_prompt_is_about(indexed: Suite) -> None:
     # The request id minted by the gateway reaches the search service's log lines for this request.
     request_id = reply.headers["x-request-id"]
     assert re.fullmatch(r"[0-9a-f]{32}", request_id)
-    gateway_lines = [json.loads(x) for x in indexed.service_log("gateway").splitlines() if request_id in x]
-    assert any(line.get("path") == "/hooks/prompt-context" for line in gateway_lines)
-    search_lines = [json.loads(x) for x in indexed.service_log("search").splitlines() if request_id in x]
-    assert any(line.get("rpc") == "reporecall.search.v1.SearchService/Search" for line in search_lines), (
-        indexed.service_log("search")[-2000:]
+    def logged(service: str, key: str, value: str) -> bool:
+        # Each process writes its line when the request is finished, which may be just after the reply.
+        lines = [json.loads(x) for x in indexed.service_log(service).splitlines() if request_id in x]
+        return any(line.get(key) == value for line in lines)
+
+    wait_for(lambda: logged("gateway", "path", "/hooks/prompt-context"), 5, "the gateway's request log line")
+    wait_for(
+        lambda: logged("search", "rpc", "reporecall.search.v1.SearchService/Search"),
+        5,
+        "the search service's log line with the gateway's request id",
     )
 
 
