@@ -114,33 +114,23 @@ class GraphServicer(graph_pb2_grpc.GraphServiceServicer):
         return graph_pb2.DeleteRepoResponse(symbols_deleted=removed)
 
     async def Callers(self, request, context):  # noqa: N802
-        result = await self._calls.run(
-            context,
-            self._engine.callers,
-            request.repo,
-            ref_from_pb(request.symbol),
-            request.depth,
-            request.limit,
-            request.include_ambiguous,
-        )
-        return graph_pb2.CallersResponse(
-            seeds=[symbol_to_pb(s) for s in result.seeds],
-            nodes=[node_to_pb(n) for n in result.nodes],
-            edges=[edge_to_pb(e) for e in result.edges],
-            truncated=result.truncated,
-        )
+        return await self._neighbours(request, context, self._engine.callers, graph_pb2.CallersResponse)
 
     async def Callees(self, request, context):  # noqa: N802
+        return await self._neighbours(request, context, self._engine.callees, graph_pb2.CalleesResponse)
+
+    async def _neighbours(self, request: Any, context: Any, find: Callable[..., Any], response: Any) -> Any:
+        """Callers and Callees: the same request fields and the same answer shape, opposite directions."""
         result = await self._calls.run(
             context,
-            self._engine.callees,
+            find,
             request.repo,
             ref_from_pb(request.symbol),
             request.depth,
             request.limit,
             request.include_ambiguous,
         )
-        return graph_pb2.CalleesResponse(
+        return response(
             seeds=[symbol_to_pb(s) for s in result.seeds],
             nodes=[node_to_pb(n) for n in result.nodes],
             edges=[edge_to_pb(e) for e in result.edges],
