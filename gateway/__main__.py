@@ -22,6 +22,7 @@ from gateway.operations import Operations
 from gateway.repos import RepoDirectory
 from gateway.servicer import GatewayServicer
 from gateway.settings import GatewaySettings
+from gateway.slow_clients import header_deadline_protocol
 from kit.logging import configure_logging
 from kit.service import fail, start_grpc_server, start_metrics, termination_event
 from kit.settings import ConfigError, load_settings
@@ -69,8 +70,8 @@ async def serve(settings: GatewaySettings) -> None:
     repos = RepoDirectory(backends)
     service = ContextService(backends, repos, settings.budget_tokens, settings.backend_deadline_ms / 1000)
     auth = TokenAuthenticator(settings.local_token, TokenStore(token_store_path(settings.data_dir)))
-    ops = Operations(backends, repos)
-    mcp = build_mcp(ops, service, auth)
+    ops = Operations.build(backends, repos, service)
+    mcp = build_mcp(ops)
     mcp_app = mcp.streamable_http_app(
         streamable_http_path="/mcp",
         stateless_http=True,
@@ -86,7 +87,6 @@ async def serve(settings: GatewaySettings) -> None:
     app = build_http_app(
         settings,
         ops,
-        service,
         auth,
         lifespan=lifespan,
         extra_routes=[Route("/mcp", endpoint=AsgiEndpoint(mcp_app), methods=["GET", "POST", "DELETE"])],
@@ -97,7 +97,7 @@ async def serve(settings: GatewaySettings) -> None:
         [
             (
                 gateway_pb2_grpc.add_GatewayServiceServicer_to_server,
-                GatewayServicer(service),
+                GatewayServicer(ops),
                 "reporecall.gateway.v1.GatewayService",
             )
         ],
@@ -109,6 +109,10 @@ async def serve(settings: GatewaySettings) -> None:
         access_log=False,
         lifespan="on",
         timeout_graceful_shutdown=5,
+        # Slow clients: the request head must arrive within header_timeout_seconds and fit in
+        # max_header_bytes; the body's deadline and cap are RequestContext's.
+        http=header_deadline_protocol(settings.header_timeout_seconds),
+        h11_max_incomplete_event_size=settings.max_header_bytes,
         ssl_certfile=settings.tls_cert_file if tls else None,
         ssl_keyfile=settings.tls_key_file if tls else None,
     )

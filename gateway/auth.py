@@ -5,8 +5,7 @@ Tokens are issued per user by `reporecall token issue USER` and stored as SHA-25
 with `hmac.compare_digest` against every active hash, so the time taken does not depend on where or
 whether a match is. Revocations reach a running gateway within `reload_seconds`.
 
-Admin tokens (`reporecall token issue USER --admin`, and the local token of `reporecall up`) may also
-remove repositories; every other token can use and index them, not delete them for the whole team.
+What each kind of token may do is decided in gateway.authorization (admin, member, the local token).
 """
 
 from __future__ import annotations
@@ -18,16 +17,14 @@ import secrets
 import sqlite3
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
+from gateway.authorization import Principal, Role
+
 TOKEN_PREFIX = "rr_"
-
-
-@dataclass(frozen=True)
-class Principal:
-    user: str
-    admin: bool = False
+__all__ = ["Principal", "RateLimiter", "Role", "TokenAuthenticator", "TokenStore", "hash_token"]
 
 
 @dataclass(frozen=True)
@@ -102,7 +99,10 @@ class TokenStore:
     def active_hashes(self) -> list[tuple[str, Principal]]:
         with self._connect() as db:
             rows = db.execute("SELECT hash, user, admin FROM tokens WHERE revoked IS NULL").fetchall()
-        return [(digest, Principal(user, bool(admin))) for digest, user, admin in rows]
+        return [
+            (digest, Principal(user, Role.ADMIN if admin else Role.MEMBER, digest))
+            for digest, user, admin in rows
+        ]
 
 
 class TokenAuthenticator:
@@ -116,7 +116,8 @@ class TokenAuthenticator:
         reload_seconds: float = 2.0,
     ) -> None:
         self._entries: list[tuple[str, Principal]] = []
-        self._local = [(hash_token(local_token), Principal(local_user, admin=True))] if local_token else []
+        local = hash_token(local_token)
+        self._local = [(local, Principal(local_user, Role.LOCAL, local))] if local_token else []
         self._store = store
         self._reload_seconds = reload_seconds
         self._loaded_at = 0.0
@@ -139,6 +140,10 @@ class TokenAuthenticator:
         return self._entries
 
     def authenticate(self, authorization: str | None) -> Principal | None:
+        """The principal of a `Bearer <token>` header (scheme case and spacing ignored), or None.
+
+        The principal's `key` is the stored hash it matched, so every spelling of one header
+        (`Bearer  tok`, `bearer tok `) is one client for the rate limiter."""
         if not authorization or authorization[:7].lower() != "bearer ":
             return None
         presented = hash_token(authorization[7:].strip()).encode()
@@ -151,28 +156,36 @@ class TokenAuthenticator:
 
 
 class RateLimiter:
-    """Token bucket per client key: `rate` requests per second on average, bursts up to `burst`."""
+    """Token bucket per client key: `rate` requests per second on average, bursts up to `burst`.
 
-    def __init__(self, rate: float, burst: int) -> None:
-        self.rate, self.burst = rate, burst
-        self._buckets: dict[str, tuple[float, float]] = {}
+    The table holds at most `max_keys` clients: the least recently seen is dropped first (a dropped
+    client starts again with a full bucket, which is what an idle client would have anyway)."""
+
+    def __init__(self, rate: float, burst: int, max_keys: int = 10_000) -> None:
+        self.rate, self.burst, self.max_keys = rate, burst, max_keys
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()
         self._lock = threading.Lock()
 
+    def __len__(self) -> int:
+        return len(self._buckets)
+
+    def _level(self, key: str, now: float) -> float:
+        tokens, stamp = self._buckets.get(key, (float(self.burst), now))
+        return min(float(self.burst), tokens + (now - stamp) * self.rate)
+
     def allow(self, key: str) -> tuple[bool, float]:
-        """(allowed, seconds until the next request would be allowed)."""
+        """Take one request from `key`'s bucket: (allowed, seconds until the next would be allowed)."""
         if self.rate <= 0:
             return True, 0.0
         now = time.monotonic()
         with self._lock:
-            tokens, stamp = self._buckets.get(key, (float(self.burst), now))
-            tokens = min(float(self.burst), tokens + (now - stamp) * self.rate)
-            if tokens >= 1:
-                self._buckets[key] = (tokens - 1, now)
-                return True, 0.0
-            self._buckets[key] = (tokens, now)
-            if len(self._buckets) > 10_000:  # forget idle clients
-                self._buckets = {k: v for k, v in self._buckets.items() if now - v[1] < 60}
-            return False, (1 - tokens) / self.rate
+            tokens = self._level(key, now)
+            allowed = tokens >= 1
+            self._buckets[key] = (tokens - 1 if allowed else tokens, now)
+            self._buckets.move_to_end(key)
+            while len(self._buckets) > self.max_keys:
+                self._buckets.popitem(last=False)
+            return (True, 0.0) if allowed else (False, (1 - tokens) / self.rate)
 
 
 def token_store_path(data_dir: Path) -> Path:

@@ -17,28 +17,29 @@ from typing import Any
 
 import grpc
 import structlog
-from google.protobuf.json_format import MessageToDict
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Match, Route
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from gateway import metrics
-from gateway.auth import Principal, RateLimiter, TokenAuthenticator
+from gateway.auth import RateLimiter, TokenAuthenticator
+from gateway.authorization import WEBHOOK, Forbidden, Principal
 from gateway.backends import Unavailable
-from gateway.context import ContextQuery, ContextResult, ContextService
+from gateway.context import ContextQuery, ContextResult
+from gateway.errors import client_message, http_status
 from gateway.operations import BadInput, Operations
-from gateway.session import SessionStartService
 from gateway.settings import GatewaySettings
 from kit.logging import REQUEST_ID_HEADER, new_request_id
 from kit.remotes import normalise_remote
-from reporecall.indexer.v1 import indexer_pb2
-from reporecall.memory.v1 import memory_pb2
 
 log = structlog.get_logger("http")
 
 PUBLIC_PATHS = {"/healthz", "/hooks/git"}  # the webhook authenticates by HMAC signature
+LIMITED_PUBLIC_PATHS = {"/hooks/git"}  # public, but limited per client address
+UNKNOWN_ROUTE = "other"
+UNAUTHENTICATED_ROUTE = "unauthenticated"
 # Operations reachable through POST /api/ops/{op} (the CLI's graph, memory and index commands).
 PUBLIC_OPERATIONS = frozenset(
     {
@@ -65,23 +66,41 @@ PUBLIC_OPERATIONS = frozenset(
 
 
 class RequestContext:
-    """Pure ASGI middleware: request id, auth, body cap, one log line and metrics per request."""
+    """Pure ASGI middleware: request id, rate limits, auth, the whole body read under a cap and a
+    deadline, one log line and bounded metrics per request.
 
-    def __init__(self, app: ASGIApp, auth: TokenAuthenticator, max_body: int, limiter: RateLimiter) -> None:
+    Limits: an authenticated client is limited per token (the stored hash it matched, so header
+    spellings share one bucket); failed authentications and the public webhook are limited per client
+    address (429 once an address has used its burst), so a teammate behind the same NAT is unaffected. The body is read
+    here, before any route runs (chunked or not), so every route — /mcp included — gets a clean 413 or
+    408 instead of an error from inside an app."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        auth: TokenAuthenticator,
+        max_body: int,
+        limiter: RateLimiter,
+        routes: list[BaseRoute] | None = None,
+        body_timeout: float = 30.0,
+    ) -> None:
         self.app, self.auth, self.max_body, self.limiter = app, auth, max_body, limiter
+        self.routes = routes or []
+        self.body_timeout = body_timeout
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         headers = {k.decode().lower(): v.decode("latin-1") for k, v in scope["headers"]}
-        request_id = headers.get(REQUEST_ID_HEADER) or new_request_id()
+        request_id = (headers.get(REQUEST_ID_HEADER) or "")[:128] or new_request_id()
         structlog.contextvars.clear_contextvars()
         structlog.contextvars.bind_contextvars(request_id=request_id)
         path = scope["path"]
-        route = _route_label(path)
+        route = route_label(self.routes, scope)
         started = time.perf_counter()
         status_holder = {"status": 500}
+        address = "address:" + (scope.get("client") or ("unknown", 0))[0]
 
         async def send_wrapper(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -90,30 +109,50 @@ class RequestContext:
                 message["headers"] = [*message["headers"], (REQUEST_ID_HEADER.encode(), request_id.encode())]
             await send(message)
 
+        async def refuse(response: Response) -> None:
+            await response(scope, receive, send_wrapper)
+
         try:
+            if path in LIMITED_PUBLIC_PATHS:
+                allowed, retry_after = self.limiter.allow(address)
+                if not allowed:
+                    await refuse(_too_many(retry_after))
+                    return
             if path not in PUBLIC_PATHS:
                 principal = self.auth.authenticate(headers.get("authorization"))
                 if principal is None:
-                    await _json(401, {"error": "missing or invalid bearer token"})(
-                        scope, receive, send_wrapper
+                    route = UNAUTHENTICATED_ROUTE  # whatever the path: one label, not one per junk path
+                    allowed, retry_after = self.limiter.allow(address)
+                    await refuse(
+                        _json(401, {"error": "missing or invalid bearer token"})
+                        if allowed
+                        else _too_many(retry_after)
                     )
                     return
-                allowed, retry_after = self.limiter.allow(headers.get("authorization", ""))
+                allowed, retry_after = self.limiter.allow("token:" + principal.key)
                 if not allowed:
-                    response = _json(429, {"error": "rate limit exceeded; slow down"})
-                    response.headers["Retry-After"] = str(max(1, round(retry_after)))
-                    await response(scope, receive, send_wrapper)
+                    await refuse(_too_many(retry_after))
                     return
                 scope.setdefault("state", {})["principal"] = principal
                 structlog.contextvars.bind_contextvars(user=principal.user)
+            hook = path.startswith("/hooks/") and path != "/hooks/git"
             length = headers.get("content-length")
             if length and length.isdigit() and int(length) > self.max_body:
-                # A hook never fails a prompt: too big is answered like any other hook failure (200, {}).
-                too_big = {"error": f"body larger than {self.max_body} bytes"}
-                reply = _json(200, {}) if path.startswith("/hooks/") else _json(413, too_big)
-                await reply(scope, receive, send_wrapper)
+                await refuse(self._too_big(hook))
                 return
-            await self.app(scope, _capped(receive, self.max_body), send_wrapper)
+            try:
+                body = await asyncio.wait_for(_read_body(receive, self.max_body), self.body_timeout)
+            except _BodyTooLarge:
+                await refuse(self._too_big(hook))
+                return
+            except TimeoutError:
+                # A hook never fails a prompt: answered like any other hook failure (200, {}).
+                late = {"error": f"request body not received within {self.body_timeout:g} s"}
+                await refuse(_closing(_json(200, {}) if hook else _json(408, late)))
+                return
+            if body is None:  # the client went away
+                return
+            await self.app(scope, _replay(body, receive), send_wrapper)
         finally:
             elapsed = time.perf_counter() - started
             metrics.HTTP_REQUESTS.labels(route, str(status_holder["status"])).inc()
@@ -121,31 +160,73 @@ class RequestContext:
             log.info(
                 "http",
                 method=scope.get("method"),
-                path=path,
+                path=path[:300],
+                route=route,
                 status=status_holder["status"],
                 ms=round(elapsed * 1000, 2),
             )
 
+    def _too_big(self, hook: bool) -> Response:
+        # A hook never fails a prompt: too big is answered like any other hook failure (200, {}).
+        too_big = {"error": f"body larger than {self.max_body} bytes; send less"}
+        return _closing(_json(200, {}) if hook else _json(413, too_big))
 
-def _capped(receive: Receive, limit: int) -> Receive:
+
+class _BodyTooLarge(Exception):
+    pass
+
+
+async def _read_body(receive: Receive, limit: int) -> bytes | None:
+    """The whole request body (None when the client disconnected first); _BodyTooLarge past `limit`."""
+    chunks: list[bytes] = []
     seen = 0
-
-    async def wrapped() -> Message:
-        nonlocal seen
+    while True:
         message = await receive()
-        if message["type"] == "http.request":
-            seen += len(message.get("body", b""))
-            if seen > limit:
-                raise BadInput("body", f"larger than {limit} bytes")
-        return message
+        if message["type"] == "http.disconnect":
+            return None
+        if message["type"] != "http.request":
+            continue
+        chunk = message.get("body", b"")
+        seen += len(chunk)
+        if seen > limit:
+            raise _BodyTooLarge
+        chunks.append(chunk)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
 
-    return wrapped
+
+def _replay(body: bytes, receive: Receive) -> Receive:
+    """Hands the buffered body to the app once; after that, the connection's own messages (disconnect)."""
+    delivered = False
+
+    async def replayed() -> Message:
+        nonlocal delivered
+        if not delivered:
+            delivered = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replayed
 
 
-def _route_label(path: str) -> str:
-    if path.startswith("/api/repos/"):
-        return "/api/repos/{name}" + ("/index" if path.endswith("/index") else "")
-    return path if path.count("/") <= 3 else "other"
+def _too_many(retry_after: float) -> Response:
+    response = _json(429, {"error": "rate limit exceeded; slow down"})
+    response.headers["Retry-After"] = str(max(1, round(retry_after)))
+    return response
+
+
+def _closing(response: Response) -> Response:
+    response.headers["Connection"] = "close"  # the rest of the body is never read: do not reuse
+    return response
+
+
+def route_label(routes: list[BaseRoute], scope: Scope) -> str:
+    """The metrics label of a request: its route's template, or one label for every unknown path."""
+    for route in routes:
+        match, _ = route.matches(scope)
+        if match is not Match.NONE:
+            return str(getattr(route, "path", UNKNOWN_ROUTE))
+    return UNKNOWN_ROUTE
 
 
 def _json(status: int, body: Any) -> Response:
@@ -194,13 +275,13 @@ def result_to_json(result: ContextResult) -> dict[str, Any]:
 def build_http_app(
     settings: GatewaySettings,
     ops: Operations,
-    service: ContextService,
     auth: TokenAuthenticator,
     extra_routes: list[Any] | None = None,
     lifespan: Any = None,
 ) -> ASGIApp:
-    backends = ops.backends
-    session = SessionStartService(backends, settings.backend_deadline_ms / 1000 * 2)
+    """The HTTP surface. Each handler reads its input, takes the principal the middleware authenticated,
+    and calls one operation; what that principal may do is decided by the operation, not here."""
+    service = ops.context_service
     hook_deadline = settings.hook_deadline_ms / 1000
 
     async def prompt_context(request: Request) -> Response:
@@ -211,11 +292,10 @@ def build_http_app(
             query = ContextQuery(
                 prompt=_str(data, "prompt"),
                 cwd=_str(data, "cwd", max_len=4096),
-                repo=request.headers.get("x-reporecall-repo", ""),
+                repo=request.headers.get("x-reporecall-repo", "")[:256],
                 session_id=_str(data, "session_id", max_len=256),
-                user=_principal(request).user,
             )
-            result = await asyncio.wait_for(service.build(query), hook_deadline)
+            result = await asyncio.wait_for(ops.context(_principal(request), query), hook_deadline)
             route = result.route
             _record(result)
             if not result.text:
@@ -233,6 +313,10 @@ def build_http_app(
             metrics.HOOK_FAILURES.labels("UserPromptSubmit", "bad_request").inc()
             log.warning("hook.bad_request", field=exc.field, problem=exc.problem)
             return _json(200, {})
+        except Forbidden as exc:
+            metrics.HOOK_FAILURES.labels("UserPromptSubmit", "forbidden").inc()
+            log.warning("hook.forbidden", problem=str(exc))
+            return _json(200, {})
         except TimeoutError:
             metrics.HOOK_FAILURES.labels("UserPromptSubmit", "deadline").inc()
             log.warning("hook.deadline", deadline_ms=settings.hook_deadline_ms)
@@ -249,12 +333,12 @@ def build_http_app(
         started = time.perf_counter()
         try:
             data = await _read_json(request)
-            repo = await service.repos.resolve(
+            repo = await ops.repos.resolve(
                 request.headers.get("x-reporecall-repo") or None, _str(data, "cwd", max_len=4096) or None
             )
             if repo is None:
                 return _json(200, {})
-            text = await asyncio.wait_for(session.orientation(repo), hook_deadline)
+            text = await asyncio.wait_for(ops.session_orientation(_principal(request), repo), hook_deadline)
             if not text:
                 return _json(200, {})
             return _json(
@@ -275,9 +359,8 @@ def build_http_app(
             repo=_str(data, "repo", max_len=256),
             cwd=_str(data, "cwd", max_len=4096),
             budget_tokens=_int(data, "budget_tokens", 0, 0, 50_000),
-            user=_principal(request).user,
         )
-        result = await service.build(query)
+        result = await ops.context(_principal(request), query)
         _record(result)
         return _json(200, result_to_json(result))
 
@@ -287,6 +370,7 @@ def build_http_app(
         return _json(
             200,
             await ops.search(
+                _principal(request),
                 repo,
                 data.get("query", ""),  # validated by Operations.search (type, length)
                 data.get("limit", 10),
@@ -301,73 +385,41 @@ def build_http_app(
         if name not in PUBLIC_OPERATIONS:
             raise BadInput("op", f"unknown operation; one of {', '.join(sorted(PUBLIC_OPERATIONS))}")
         data = await _read_json(request)
+        if "user" in data:
+            raise BadInput("user", "is the user of your token; leave it out of the request")
         repo = await ops.repo(_str(data, "repo", max_len=256), _str(data, "cwd", max_len=4096))
         data.pop("repo", None)
         data.pop("cwd", None)
         method = getattr(ops, name)
-        parameters = inspect.signature(method).parameters
-        if "user" in parameters:
-            data["user"] = _principal(request).user
-        unknown = sorted(set(data) - set(parameters) - {"self"})
+        parameters = set(inspect.signature(method).parameters) - {"self", "who", "repo"}
+        unknown = sorted(set(data) - parameters)
         if unknown:
             raise BadInput(unknown[0], f"not an argument of {name}")
         try:
-            return _json(200, await method(repo, **data))
+            return _json(200, await method(_principal(request), repo, **data))
         except TypeError as exc:
             raise BadInput("body", f"wrong arguments for {name} ({exc})") from None
 
     async def list_repos(request: Request) -> Response:
-        reply = await backends.call(
-            "indexer", backends.indexer.ListRepos, indexer_pb2.ListReposRequest(), 5.0
-        )
-        return _json(200, MessageToDict(reply, preserving_proto_field_name=True))
+        return _json(200, await ops.list_repos(_principal(request)))
 
     async def register_repo(request: Request) -> Response:
         data = await _read_json(request)
-        reply = await backends.call(
-            "indexer",
-            backends.indexer.RegisterRepo,
-            indexer_pb2.RegisterRepoRequest(
+        return _json(
+            200,
+            await ops.register_repo(
+                _principal(request),
                 name=_str(data, "name", max_len=256),
                 path=_str(data, "path", max_len=4096),
                 git_url=_str(data, "git_url", max_len=2048),
             ),
-            600.0 if data.get("git_url") else 10.0,
         )
-        await service.repos.refresh()
-        return _json(200, MessageToDict(reply, preserving_proto_field_name=True))
 
     async def remove_repo(request: Request) -> Response:
-        """Remove a repository from every service: search and graph (through the indexer), then memory."""
-        if not _principal(request).admin:
-            return _json(
-                403,
-                {
-                    "error": "removing a repository needs an admin token "
-                    "(reporecall token issue USER --admin, on the server)"
-                },
-            )
-        name = request.path_params["name"]
-        reply = await backends.call(
-            "indexer", backends.indexer.RemoveRepo, indexer_pb2.RemoveRepoRequest(repo=name), 60.0
-        )
-        memories = 0
-        if reply.removed:
-            deleted = await backends.call(
-                "memory", backends.memory.DeleteRepo, memory_pb2.DeleteRepoRequest(repo=name), 60.0
-            )
-            memories = deleted.deleted
-        await service.repos.refresh()
-        return _json(200, {"removed": reply.removed, "memories_deleted": memories})
+        return _json(200, await ops.remove_repo(_principal(request), request.path_params["name"]))
 
     async def sync_repo(request: Request) -> Response:
-        reply = await backends.call(
-            "indexer",
-            backends.indexer.SyncRepo,
-            indexer_pb2.SyncRepoRequest(repo=request.path_params["name"]),
-            900.0,
-        )
-        return _json(200, MessageToDict(reply, preserving_proto_field_name=True))
+        return _json(200, await ops.sync_repo(_principal(request), request.path_params["name"]))
 
     async def git_webhook(request: Request) -> Response:
         """A push webhook (GitHub/Gitea style): HMAC-SHA256 of the body in X-Hub-Signature-256 with the
@@ -381,45 +433,27 @@ def build_http_app(
             return _json(401, {"error": "bad or missing X-Hub-Signature-256"})
         try:
             repository = json.loads(body).get("repository", {})
-            urls = [str(repository.get(k, "")) for k in ("clone_url", "ssh_url", "html_url")]
+            urls = [str(repository.get(k, ""))[:2048] for k in ("clone_url", "ssh_url", "html_url")]
         except (ValueError, AttributeError):
             raise BadInput("body", "not a push event JSON object") from None
         remotes = {normalise_remote(url) for url in urls} - {""}
-        listing = await backends.call(
-            "indexer", backends.indexer.ListRepos, indexer_pb2.ListReposRequest(), 5.0
-        )
-        targets = [r.name for r in listing.repos if r.remote and r.remote in remotes]
-        for name in targets:
-            service.spawn(
-                backends.call(
-                    "indexer", backends.indexer.SyncRepo, indexer_pb2.SyncRepoRequest(repo=name), 900.0
-                )
-            )
-        return _json(202, {"syncing": targets})
+        return _json(202, {"syncing": await ops.sync_pushed(WEBHOOK, remotes)})
 
     async def repo_status(request: Request) -> Response:
-        reply = await backends.call(
-            "indexer",
-            backends.indexer.RepoStatus,
-            indexer_pb2.RepoStatusRequest(repo=request.path_params["name"]),
-            10.0,
-        )
-        return _json(200, MessageToDict(reply, preserving_proto_field_name=True))
+        return _json(200, await ops.repo_status(_principal(request), request.path_params["name"]))
 
     async def index_repo(request: Request) -> Response:
         data = await _read_json(request)
-        call = backends.indexer.IndexRepo(
-            indexer_pb2.IndexRepoRequest(repo=request.path_params["name"], full=bool(data.get("full", False)))
+        progress = await ops.index_repo(
+            _principal(request), request.path_params["name"], bool(data.get("full", False))
         )
 
         async def lines() -> AsyncIterator[bytes]:
             try:
-                async for progress in call:
-                    yield (
-                        json.dumps(MessageToDict(progress, preserving_proto_field_name=True)) + "\n"
-                    ).encode()
+                async for message in progress:
+                    yield (json.dumps(message) + "\n").encode()
             except grpc.aio.AioRpcError as exc:
-                yield (json.dumps({"error": exc.details() or exc.code().name}) + "\n").encode()
+                yield (json.dumps({"error": client_message(exc)}) + "\n").encode()
 
         return StreamingResponse(lines(), media_type="application/x-ndjson")
 
@@ -427,7 +461,7 @@ def build_http_app(
         return _json(200, {"status": "ok"})
 
     async def status(request: Request) -> Response:
-        services = await backends.health()
+        services = await ops.backends.health()
         return _json(
             200, {"gateway": {"status": "SERVING"}, "services": services, "savings": service.savings}
         )
@@ -454,30 +488,38 @@ def build_http_app(
         assert isinstance(exc, BadInput)
         return _json(400, {"error": str(exc), "field": exc.field})
 
+    async def forbidden(request: Request, exc: Exception) -> Response:
+        return _json(403, {"error": str(exc)})
+
     async def unavailable(request: Request, exc: Exception) -> Response:
         return _json(503, {"error": str(exc)})
 
     async def rpc_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, grpc.aio.AioRpcError)
-        status = {
-            grpc.StatusCode.INVALID_ARGUMENT: 400,
-            grpc.StatusCode.NOT_FOUND: 404,
-            grpc.StatusCode.ALREADY_EXISTS: 409,
-            grpc.StatusCode.PERMISSION_DENIED: 403,
-        }.get(exc.code(), 502)
-        return _json(status, {"error": exc.details() or exc.code().name})
+        return _json(http_status(exc.code()), {"error": client_message(exc)})
 
     app = Starlette(
         routes=routes,
-        exception_handlers={BadInput: bad_request, Unavailable: unavailable, grpc.aio.AioRpcError: rpc_error},
+        exception_handlers={
+            BadInput: bad_request,
+            Forbidden: forbidden,
+            Unavailable: unavailable,
+            grpc.aio.AioRpcError: rpc_error,
+        },
         lifespan=lifespan,
     )
-    limiter = RateLimiter(settings.rate_limit_per_second, settings.rate_limit_burst)
-    return RequestContext(app, auth, settings.max_body_bytes, limiter)
+    limiter = RateLimiter(
+        settings.rate_limit_per_second, settings.rate_limit_burst, settings.rate_limit_clients
+    )
+    return RequestContext(app, auth, settings.max_body_bytes, limiter, routes, settings.body_timeout_seconds)
 
 
 def _principal(request: Request) -> Principal:
-    return request.scope.get("state", {}).get("principal") or Principal("anonymous")
+    """The principal the middleware authenticated; a request that reached a handler without one is a bug."""
+    principal = request.scope.get("state", {}).get("principal")
+    if not isinstance(principal, Principal):
+        raise RuntimeError(f"{request.url.path} reached a handler without an authenticated principal")
+    return principal
 
 
 def _record(result: ContextResult) -> None:

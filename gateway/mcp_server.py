@@ -13,9 +13,10 @@ import grpc
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
-from gateway.auth import TokenAuthenticator
+from gateway.authorization import Forbidden, Principal
 from gateway.backends import Unavailable
-from gateway.context import ContextQuery, ContextService
+from gateway.context import ContextQuery
+from gateway.errors import client_message
 from gateway.operations import BadInput, Operations, text_arg
 from gateway.repos import RepoInfo
 
@@ -27,24 +28,35 @@ INSTRUCTIONS = (
 )
 
 
-def build_mcp(ops: Operations, context: ContextService, auth: TokenAuthenticator) -> MCPServer:
+def principal_of(ctx: Context) -> Principal:
+    """The principal the HTTP middleware authenticated for this MCP request (never a header re-read here)."""
+    request = getattr(ctx.request_context, "request", None)
+    scope = getattr(request, "scope", None) or {}
+    principal = (scope.get("state") or {}).get("principal")
+    if not isinstance(principal, Principal):
+        raise ToolError("not authenticated: send Authorization: Bearer <token> to /mcp")
+    return principal
+
+
+def build_mcp(ops: Operations) -> MCPServer:
     mcp = MCPServer("reporecall", instructions=INSTRUCTIONS)
 
-    async def _run(ctx: Context, repo: str, work: Callable[[RepoInfo, str], Awaitable[Any]]) -> Any:
+    async def _run(ctx: Context, repo: str, work: Callable[[RepoInfo, Principal], Awaitable[Any]]) -> Any:
+        who = principal_of(ctx)
         headers = {k.lower(): v for k, v in (ctx.headers or {}).items()}
-        principal = auth.authenticate(headers.get("authorization"))
-        user = principal.user if principal else "anonymous"
         try:
-            info = await ops.repo(repo or headers.get("x-reporecall-repo", ""))
-            return await work(info, user)
+            info = await ops.repo(repo or headers.get("x-reporecall-repo", "")[:256])
+            return await work(info, who)
         except BadInput as exc:
             raise ToolError(f"invalid {exc.field}: {exc.problem}") from None
+        except Forbidden as exc:
+            raise ToolError(str(exc)) from None
         except Unavailable as exc:
             raise ToolError(
                 f"the {exc.service} service is unavailable right now; try again shortly"
             ) from None
         except grpc.aio.AioRpcError as exc:
-            raise ToolError(exc.details() or exc.code().name) from None
+            raise ToolError(client_message(exc)) from None
 
     @mcp.tool(
         description="Search the repository's code by behaviour or by name. Returns ranked chunks "
@@ -59,8 +71,8 @@ def build_mcp(ops: Operations, context: ContextService, auth: TokenAuthenticator
         path_prefix: str = "",
         language: str = "",
     ) -> dict[str, Any]:
-        async def work(info: RepoInfo, user: str) -> dict[str, Any]:
-            reply = await ops.search(info, query, limit, mode, path_prefix, language)
+        async def work(info: RepoInfo, who: Principal) -> dict[str, Any]:
+            reply = await ops.search(who, info, query, limit, mode, path_prefix, language)
             return {"repo": info.name, "hits": [_compact_hit(h) for h in reply.get("hits", [])]}
 
         return await _run(ctx, repo, work)  # type: ignore[no-any-return]
@@ -72,16 +84,14 @@ def build_mcp(ops: Operations, context: ContextService, auth: TokenAuthenticator
     async def get_context(
         question: str, ctx: Context, repo: str = "", budget_tokens: int = 2500
     ) -> dict[str, Any]:
-        async def work(info: RepoInfo, user: str) -> dict[str, Any]:
+        async def work(info: RepoInfo, who: Principal) -> dict[str, Any]:
             if not 100 <= budget_tokens <= 20_000:
                 raise BadInput("budget_tokens", "must be between 100 and 20000")
-            result = await context.build(
+            result = await ops.context(
+                who,
                 ContextQuery(
-                    prompt=text_arg(question, "question"),
-                    repo=info.name,
-                    budget_tokens=budget_tokens,
-                    user=user,
-                )
+                    prompt=text_arg(question, "question"), repo=info.name, budget_tokens=budget_tokens
+                ),
             )
             return {
                 "route": result.route,
@@ -108,22 +118,22 @@ def build_mcp(ops: Operations, context: ContextService, auth: TokenAuthenticator
         depth: int = 1,
         repo: str = "",
     ) -> dict[str, Any]:
-        async def work(info: RepoInfo, user: str) -> dict[str, Any]:
+        async def work(info: RepoInfo, who: Principal) -> dict[str, Any]:
             if action == "symbol":
-                return await ops.find_symbol(info, text_arg(symbol, "symbol", 500), "exact")
+                return await ops.find_symbol(who, info, text_arg(symbol, "symbol", 500), "exact")
             if action == "callers":
-                return await ops.callers(info, symbol, depth)
+                return await ops.callers(who, info, symbol, depth)
             if action == "callees":
-                return await ops.callees(info, symbol, depth)
+                return await ops.callees(who, info, symbol, depth)
             if action == "call_tree":
-                return await ops.call_tree(info, symbol, depth, depth)
+                return await ops.call_tree(who, info, symbol, depth, depth)
             if action == "call_path":
-                return await ops.call_path(info, symbol, target)
+                return await ops.call_path(who, info, symbol, target)
             if action == "imports":
-                return await ops.imports(info, path)
+                return await ops.imports(who, info, path)
             if action == "importers":
-                return await ops.importers(info, path)
-            return await ops.communities(info)
+                return await ops.importers(who, info, path)
+            return await ops.communities(who, info)
 
         return await _run(ctx, repo, work)  # type: ignore[no-any-return]
 
@@ -132,7 +142,7 @@ def build_mcp(ops: Operations, context: ContextService, auth: TokenAuthenticator
         "imports, importers) — cheaper than reading the file."
     )
     async def file_summary(path: str, ctx: Context, repo: str = "") -> dict[str, Any]:
-        return await _run(ctx, repo, lambda info, user: ops.file_summary(info, path))  # type: ignore[no-any-return]
+        return await _run(ctx, repo, lambda info, who: ops.file_summary(who, info, path))  # type: ignore[no-any-return]
 
     @mcp.tool(
         description="Team and personal memories. action: recall (by query), store (name + body; "
@@ -152,16 +162,16 @@ def build_mcp(ops: Operations, context: ContextService, auth: TokenAuthenticator
         branch: str = "",
         repo: str = "",
     ) -> dict[str, Any]:
-        async def work(info: RepoInfo, user: str) -> dict[str, Any]:
+        async def work(info: RepoInfo, who: Principal) -> dict[str, Any]:
             if action == "recall":
-                return await ops.recall(info, query, user, branch)
+                return await ops.recall(who, info, query, branch)
             if action == "store":
                 return await ops.store_memory(
-                    info, user, name, body, description, memory_class, scope, branch=branch
+                    who, info, name, body, description, memory_class, scope, branch=branch
                 )
             if action == "forget":
-                return await ops.forget_memory(info, id, user)
-            return await ops.list_memories(info, user, branch)
+                return await ops.forget_memory(who, info, id)
+            return await ops.list_memories(who, info, branch)
 
         return await _run(ctx, repo, work)  # type: ignore[no-any-return]
 
@@ -169,7 +179,7 @@ def build_mcp(ops: Operations, context: ContextService, auth: TokenAuthenticator
     async def feedback(
         chunk_id: str, useful: bool, ctx: Context, query: str = "", repo: str = ""
     ) -> dict[str, Any]:
-        return await _run(ctx, repo, lambda info, user: ops.feedback(info, chunk_id, useful, query))  # type: ignore[no-any-return]
+        return await _run(ctx, repo, lambda info, who: ops.feedback(who, info, chunk_id, useful, query))  # type: ignore[no-any-return]
 
     @mcp.tool(
         description="Index status (indexed commit, counts, dirty files, vector backlog) or refresh "
@@ -178,10 +188,10 @@ def build_mcp(ops: Operations, context: ContextService, auth: TokenAuthenticator
     async def index(
         action: Literal["status", "refresh"], ctx: Context, paths: list[str] | None = None, repo: str = ""
     ) -> dict[str, Any]:
-        async def work(info: RepoInfo, user: str) -> dict[str, Any]:
+        async def work(info: RepoInfo, who: Principal) -> dict[str, Any]:
             if action == "status":
-                return await ops.index_status(info)
-            return await ops.refresh(info, paths or [])
+                return await ops.index_status(who, info)
+            return await ops.refresh(who, info, paths or [])
 
         return await _run(ctx, repo, work)  # type: ignore[no-any-return]
 

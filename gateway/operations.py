@@ -1,21 +1,29 @@
-"""What the gateway can do, once: the JSON API, the MCP tools and the CLI all call these.
+"""What the gateway can do, once: the JSON API, the hooks, the MCP tools, the webhook and the CLI all call these.
 
-Each operation validates its input (raising BadInput naming the field), calls the owning service with a
-deadline, and returns plain JSON-ready data with repo-relative paths and bounded size.
+Each operation takes the authenticated `Principal` first and names the permission it needs
+(`@requires`, decided in gateway.authorization); the `user` it passes to a service is the principal's,
+never a client field. It validates its input (raising BadInput naming the field), calls the owning
+service with a deadline, and returns plain JSON-ready data with repo-relative paths and bounded size.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
 from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import Message
 
+from gateway.authorization import Permission, Principal, acting_user, allowed, authorize, requires
 from gateway.backends import Backends
+from gateway.context import ContextQuery, ContextResult, ContextService
 from gateway.repos import RepoDirectory, RepoInfo
+from gateway.session import SessionStartService
 from kit.convert import kind_from_pb
+from kit.remotes import normalise_remote
 from reporecall.graph.v1 import graph_pb2
 from reporecall.indexer.v1 import indexer_pb2
 from reporecall.memory.v1 import memory_pb2
@@ -86,7 +94,16 @@ def text_arg(value: Any, field: str, max_len: int = 20_000, required: bool = Tru
 class Operations:
     backends: Backends
     repos: RepoDirectory
+    context_service: ContextService
+    session: SessionStartService
     deadline: float = 10.0
+
+    @classmethod
+    def build(
+        cls, backends: Backends, repos: RepoDirectory, context_service: ContextService, deadline: float = 10.0
+    ) -> Operations:
+        session = SessionStartService(backends, context_service.deadline * 2)
+        return cls(backends, repos, context_service, session, deadline)
 
     async def repo(self, name: str | None, cwd: str | None = None) -> RepoInfo:
         info = await self.repos.resolve(name or None, cwd or None)
@@ -101,8 +118,10 @@ class Operations:
 
     # --- search -------------------------------------------------------------------------------------
 
+    @requires(Permission.READ_CODE)
     async def search(
         self,
+        who: Principal,
         repo: RepoInfo,
         query: str,
         limit: int = 10,
@@ -130,8 +149,9 @@ class Operations:
         )
         return to_json(reply)
 
+    @requires(Permission.READ_CODE)
     async def find_symbol(
-        self, repo: RepoInfo, name: str, match: str = "exact", limit: int = 20
+        self, who: Principal, repo: RepoInfo, name: str, match: str = "exact", limit: int = 20
     ) -> dict[str, Any]:
         if not isinstance(match, str) or match not in MATCHES:
             raise BadInput("match", "must be exact, prefix or fuzzy")
@@ -148,7 +168,8 @@ class Operations:
         )
         return to_json(reply)
 
-    async def file_summary(self, repo: RepoInfo, path: str) -> dict[str, Any]:
+    @requires(Permission.READ_CODE)
+    async def file_summary(self, who: Principal, repo: RepoInfo, path: str) -> dict[str, Any]:
         """Purpose, declarations, imports and importers of a file — from the index, not the disk."""
         path = confine_path(path)
         chunks = await self.backends.call(
@@ -195,7 +216,10 @@ class Operations:
             "imported_by": sorted({i.path for i in importers.imports})[:200],
         }
 
-    async def feedback(self, repo: RepoInfo, chunk_id: str, useful: bool, query: str = "") -> dict[str, Any]:
+    @requires(Permission.FEEDBACK)
+    async def feedback(
+        self, who: Principal, repo: RepoInfo, chunk_id: str, useful: bool, query: str = ""
+    ) -> dict[str, Any]:
         reply = await self.backends.call(
             "search",
             self.backends.search.Feedback,
@@ -218,7 +242,8 @@ class Operations:
             return graph_pb2.SymbolRef(id=symbol[3:])
         return graph_pb2.SymbolRef(name=symbol)
 
-    async def callers(self, repo: RepoInfo, symbol: str, depth: int = 1) -> dict[str, Any]:
+    @requires(Permission.READ_CODE)
+    async def callers(self, who: Principal, repo: RepoInfo, symbol: str, depth: int = 1) -> dict[str, Any]:
         reply = await self.backends.call(
             "graph",
             self.backends.graph.Callers,
@@ -229,7 +254,8 @@ class Operations:
         )
         return to_json(reply)
 
-    async def callees(self, repo: RepoInfo, symbol: str, depth: int = 1) -> dict[str, Any]:
+    @requires(Permission.READ_CODE)
+    async def callees(self, who: Principal, repo: RepoInfo, symbol: str, depth: int = 1) -> dict[str, Any]:
         reply = await self.backends.call(
             "graph",
             self.backends.graph.Callees,
@@ -240,7 +266,10 @@ class Operations:
         )
         return to_json(reply)
 
-    async def call_tree(self, repo: RepoInfo, symbol: str, up: int = 2, down: int = 2) -> dict[str, Any]:
+    @requires(Permission.READ_CODE)
+    async def call_tree(
+        self, who: Principal, repo: RepoInfo, symbol: str, up: int = 2, down: int = 2
+    ) -> dict[str, Any]:
         reply = await self.backends.call(
             "graph",
             self.backends.graph.CallTree,
@@ -255,7 +284,8 @@ class Operations:
         )
         return to_json(reply)
 
-    async def call_path(self, repo: RepoInfo, source: str, target: str) -> dict[str, Any]:
+    @requires(Permission.READ_CODE)
+    async def call_path(self, who: Principal, repo: RepoInfo, source: str, target: str) -> dict[str, Any]:
         reply = await self.backends.call(
             "graph",
             self.backends.graph.ShortestPath,
@@ -266,7 +296,8 @@ class Operations:
         )
         return to_json(reply)
 
-    async def imports(self, repo: RepoInfo, path: str) -> dict[str, Any]:
+    @requires(Permission.READ_CODE)
+    async def imports(self, who: Principal, repo: RepoInfo, path: str) -> dict[str, Any]:
         reply = await self.backends.call(
             "graph",
             self.backends.graph.Imports,
@@ -275,7 +306,8 @@ class Operations:
         )
         return to_json(reply)
 
-    async def importers(self, repo: RepoInfo, path: str) -> dict[str, Any]:
+    @requires(Permission.READ_CODE)
+    async def importers(self, who: Principal, repo: RepoInfo, path: str) -> dict[str, Any]:
         reply = await self.backends.call(
             "graph",
             self.backends.graph.Importers,
@@ -284,7 +316,8 @@ class Operations:
         )
         return to_json(reply)
 
-    async def communities(self, repo: RepoInfo, limit: int = 10) -> dict[str, Any]:
+    @requires(Permission.READ_CODE)
+    async def communities(self, who: Principal, repo: RepoInfo, limit: int = 10) -> dict[str, Any]:
         reply = await self.backends.call(
             "graph",
             self.backends.graph.Communities,
@@ -295,11 +328,12 @@ class Operations:
 
     # --- memory -------------------------------------------------------------------------------------
 
+    @requires(Permission.READ_MEMORY)
     async def recall(
         self,
+        who: Principal,
         repo: RepoInfo,
         query: str,
-        user: str,
         branch: str = "",
         budget_tokens: int = 800,
         limit: int = 10,
@@ -310,7 +344,7 @@ class Operations:
             memory_pb2.RecallRequest(
                 repo=repo.name,
                 query=text_arg(query, "query"),
-                user=user,
+                user=acting_user(who),
                 branch=text_arg(branch, "branch", 250, required=False),
                 budget_tokens=bounded_int(budget_tokens, "budget_tokens", 1, 20_000),
                 limit=bounded_int(limit, "limit", 1, 50),
@@ -319,10 +353,11 @@ class Operations:
         )
         return to_json(reply)
 
+    @requires(Permission.WRITE_MEMORY)
     async def store_memory(
         self,
+        who: Principal,
         repo: RepoInfo,
-        user: str,
         name: str,
         body: str,
         description: str = "",
@@ -332,13 +367,13 @@ class Operations:
         branch: str = "",
         related_files: list[str] | None = None,
     ) -> dict[str, Any]:
-        for field, value, allowed in (
+        for field, value, choices in (
             ("class", memory_class, MEMORY_CLASSES),
             ("scope", scope, MEMORY_SCOPES),
             ("type", type_, MEMORY_TYPES),
         ):
-            if not isinstance(value, str) or value not in allowed:
-                raise BadInput(field, f"must be one of {', '.join(allowed)}")
+            if not isinstance(value, str) or value not in choices:
+                raise BadInput(field, f"must be one of {', '.join(choices)}")
         memory = memory_pb2.Memory(
             repo=repo.name,
             name=text_arg(name, "name", 200),
@@ -346,7 +381,7 @@ class Operations:
             description=text_arg(description, "description", 500, required=False),
             type=MEMORY_TYPES[type_],
             scope=MEMORY_SCOPES[scope],
-            user=user,
+            user=acting_user(who),
             branch=text_arg(branch, "branch", 250, required=False),
             source="team",
             related_files=[
@@ -359,24 +394,33 @@ class Operations:
         )
         return to_json(reply)
 
-    async def forget_memory(self, repo: RepoInfo, memory_id: str, user: str) -> dict[str, Any]:
+    @requires(Permission.WRITE_MEMORY)
+    async def forget_memory(self, who: Principal, repo: RepoInfo, memory_id: str) -> dict[str, Any]:
         reply = await self.backends.call(
             "memory",
             self.backends.memory.Forget,
-            memory_pb2.ForgetRequest(repo=repo.name, id=text_arg(memory_id, "memory_id", 200), user=user),
+            memory_pb2.ForgetRequest(
+                repo=repo.name, id=text_arg(memory_id, "memory_id", 200), user=acting_user(who)
+            ),
             self.deadline,
         )
         return to_json(reply)
 
+    @requires(Permission.READ_MEMORY)
     async def list_memories(
-        self, repo: RepoInfo, user: str, branch: str = "", limit: int = 50, include_inactive: bool = False
+        self,
+        who: Principal,
+        repo: RepoInfo,
+        branch: str = "",
+        limit: int = 50,
+        include_inactive: bool = False,
     ) -> dict[str, Any]:
         reply = await self.backends.call(
             "memory",
             self.backends.memory.List,
             memory_pb2.ListRequest(
                 repo=repo.name,
-                user=user,
+                user=acting_user(who),
                 branch=text_arg(branch, "branch", 250, required=False),
                 limit=bounded_int(limit, "limit", 1, 500),
                 include_inactive=bool(include_inactive),
@@ -385,7 +429,8 @@ class Operations:
         )
         return to_json(reply)
 
-    async def compact_memories(self, repo: RepoInfo) -> dict[str, Any]:
+    @requires(Permission.COMPACT_MEMORY)
+    async def compact_memories(self, who: Principal, repo: RepoInfo) -> dict[str, Any]:
         reply = await self.backends.call(
             "memory", self.backends.memory.Compact, memory_pb2.CompactRequest(repo=repo.name), self.deadline
         )
@@ -393,7 +438,8 @@ class Operations:
 
     # --- index --------------------------------------------------------------------------------------
 
-    async def index_status(self, repo: RepoInfo) -> dict[str, Any]:
+    @requires(Permission.READ_CODE)
+    async def index_status(self, who: Principal, repo: RepoInfo) -> dict[str, Any]:
         status = await self.backends.call(
             "indexer",
             self.backends.indexer.RepoStatus,
@@ -405,7 +451,8 @@ class Operations:
         )
         return {**to_json(status), "search": to_json(stats)}
 
-    async def refresh(self, repo: RepoInfo, paths: list[str]) -> dict[str, Any]:
+    @requires(Permission.INDEX)
+    async def refresh(self, who: Principal, repo: RepoInfo, paths: list[str]) -> dict[str, Any]:
         if not isinstance(paths, list) or not paths:
             raise BadInput("paths", "give one or more repo-relative paths")
         reply = await self.backends.call(
@@ -417,6 +464,138 @@ class Operations:
             120.0,
         )
         return to_json(reply)
+
+    # --- context (the hooks, get_context, explain, the gRPC Context call) ----------------------------
+
+    @requires(Permission.READ_CODE)
+    async def context(self, who: Principal, query: ContextQuery) -> ContextResult:
+        """The assembled context, with memories recalled (and the session observed) as `who`."""
+        return await self.context_service.build(dataclasses.replace(query, user=acting_user(who)))
+
+    @requires(Permission.READ_CODE)
+    async def session_orientation(self, who: Principal, repo: RepoInfo) -> str:
+        return await self.session.orientation(repo)
+
+    # --- repositories -------------------------------------------------------------------------------
+
+    @requires(Permission.READ_CODE)
+    async def list_repos(self, who: Principal) -> dict[str, Any]:
+        reply = await self.backends.call(
+            "indexer", self.backends.indexer.ListRepos, indexer_pb2.ListReposRequest(), 5.0
+        )
+        return to_json(reply)
+
+    @requires(Permission.READ_CODE)
+    async def repo_status(self, who: Principal, name: str) -> dict[str, Any]:
+        reply = await self.backends.call(
+            "indexer",
+            self.backends.indexer.RepoStatus,
+            indexer_pb2.RepoStatusRequest(repo=text_arg(name, "name", 256)),
+            10.0,
+        )
+        return to_json(reply)
+
+    @requires(Permission.INDEX)
+    async def register_repo(
+        self, who: Principal, name: str = "", path: str = "", git_url: str = ""
+    ) -> dict[str, Any]:
+        """Register a repository (admin). Anyone else who may index gets the existing repo back when it is
+        already registered exactly so (`reporecall index` registers before every run), and nothing changes."""
+        name = text_arg(name, "name", 256, required=False)
+        path = text_arg(path, "path", 4096, required=False)
+        git_url = text_arg(git_url, "git_url", 2048, required=False)
+        if not path and not git_url:
+            raise BadInput("path", "give the repository's path on the server, or a git_url to clone")
+        if not allowed(who, Permission.MANAGE_REPOS):
+            existing = await self._registered_as(name, path, git_url)
+            if existing is not None:
+                return {"repo": existing}
+            authorize(who, Permission.MANAGE_REPOS)
+        reply = await self.backends.call(
+            "indexer",
+            self.backends.indexer.RegisterRepo,
+            indexer_pb2.RegisterRepoRequest(name=name, path=path, git_url=git_url),
+            600.0 if git_url else 10.0,
+        )
+        await self.repos.refresh()
+        return to_json(reply)
+
+    async def _registered_as(self, name: str, path: str, git_url: str) -> dict[str, Any] | None:
+        """The listed repo that already is exactly this registration (same name if given, same path or
+        remote), else None."""
+        listing = await self.backends.call(
+            "indexer", self.backends.indexer.ListRepos, indexer_pb2.ListReposRequest(), 5.0
+        )
+        remote = normalise_remote(git_url) if git_url else ""
+        for repo in listing.repos:
+            if name and repo.name != name:
+                continue
+            if (
+                path
+                and not git_url
+                and repo.path
+                and posixpath.normpath(repo.path) == posixpath.normpath(path)
+            ):
+                return to_json(repo)
+            if remote and repo.managed and repo.remote == remote:
+                return to_json(repo)
+        return None
+
+    @requires(Permission.MANAGE_REPOS)
+    async def remove_repo(self, who: Principal, name: str) -> dict[str, Any]:
+        """Remove a repository from every service: search and graph (through the indexer), then memory."""
+        name = text_arg(name, "name", 256)
+        reply = await self.backends.call(
+            "indexer", self.backends.indexer.RemoveRepo, indexer_pb2.RemoveRepoRequest(repo=name), 60.0
+        )
+        memories = 0
+        if reply.removed:
+            deleted = await self.backends.call(
+                "memory", self.backends.memory.DeleteRepo, memory_pb2.DeleteRepoRequest(repo=name), 60.0
+            )
+            memories = deleted.deleted
+        await self.repos.refresh()
+        return {"removed": reply.removed, "memories_deleted": memories}
+
+    @requires(Permission.SYNC_REPO)
+    async def sync_repo(self, who: Principal, name: str) -> dict[str, Any]:
+        reply = await self.backends.call(
+            "indexer",
+            self.backends.indexer.SyncRepo,
+            indexer_pb2.SyncRepoRequest(repo=text_arg(name, "name", 256)),
+            900.0,
+        )
+        return to_json(reply)
+
+    @requires(Permission.SYNC_REPO)
+    async def sync_pushed(self, who: Principal, remotes: set[str]) -> list[str]:
+        """Start a sync of every registered repo whose remote is one of `remotes`; their names."""
+        listing = await self.backends.call(
+            "indexer", self.backends.indexer.ListRepos, indexer_pb2.ListReposRequest(), 5.0
+        )
+        targets = [r.name for r in listing.repos if r.remote and r.remote in remotes]
+        for name in targets:
+            self.context_service.spawn(
+                self.backends.call(
+                    "indexer", self.backends.indexer.SyncRepo, indexer_pb2.SyncRepoRequest(repo=name), 900.0
+                )
+            )
+        return targets
+
+    @requires(Permission.INDEX)
+    async def index_repo(
+        self, who: Principal, name: str, full: bool = False
+    ) -> AsyncIterator[dict[str, Any]]:
+        """Start an index run of a registered repository; its progress messages as they come."""
+        call = self.backends.indexer.IndexRepo(
+            indexer_pb2.IndexRepoRequest(repo=text_arg(name, "name", 256), full=bool(full))
+        )
+
+        async def progress() -> AsyncIterator[dict[str, Any]]:
+            async for message in call:
+                yield to_json(message)
+
+        return progress()
 
 
 def _string_list(value: Any, field: str) -> list[str]:

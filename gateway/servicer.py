@@ -1,16 +1,22 @@
-"""gRPC face of the gateway: the same Context call the hook and MCP use."""
+"""gRPC face of the gateway: the same Context operation the hook and MCP use.
+
+Who may call: whoever presents the suite's service credentials to this port (kit's server side); such a
+caller is the `service` principal — it reads code and team memories, never a user's personal ones.
+"""
 
 from __future__ import annotations
 
 import grpc
 
-from gateway.context import ContextItem, ContextQuery, ContextService
+from gateway.authorization import SERVICE
+from gateway.context import ContextItem, ContextQuery
+from gateway.operations import Operations
 from reporecall.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 
 
 class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
-    def __init__(self, service: ContextService) -> None:
-        self._service = service
+    def __init__(self, ops: Operations) -> None:
+        self._ops = ops
 
     async def Context(  # noqa: N802 - gRPC method name
         self, request: gateway_pb2.ContextRequest, context: grpc.aio.ServicerContext
@@ -23,7 +29,8 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
             await context.abort(
                 grpc.StatusCode.INVALID_ARGUMENT, "budget_tokens: must be between 0 and 50000"
             )
-        result = await self._service.build(
+        result = await self._ops.context(
+            SERVICE,
             ContextQuery(
                 prompt=request.prompt,
                 repo=request.repo,
@@ -33,7 +40,7 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
                 head_commit=request.head_commit,
                 branch=request.branch,
                 session_id=request.session_id,
-            )
+            ),
         )
         return gateway_pb2.ContextResponse(
             text=result.text,

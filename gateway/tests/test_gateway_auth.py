@@ -79,7 +79,7 @@ async def app(tmp_path: Path, store: TokenStore):  # async: grpc.aio channels ne
     repos = RepoDirectory(backends)
     service = ContextService(backends, repos, 1000, 0.2)
     auth = TokenAuthenticator(store=store, reload_seconds=0)
-    return build_http_app(settings, Operations(backends, repos), service, auth)
+    return build_http_app(settings, Operations.build(backends, repos, service), auth)
 
 
 async def test_http_refuses_bad_tokens_and_limits_one_client_without_affecting_others(app, store) -> None:
@@ -89,8 +89,13 @@ async def test_http_refuses_bad_tokens_and_limits_one_client_without_affecting_o
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://gw") as client:
         assert (await client.get("/healthz")).status_code == 200
-        for headers in ({}, {"Authorization": "Bearer nope"}, {"Authorization": f"Bearer {revoked}"}):
-            reply = await client.post("/hooks/prompt-context", json={"prompt": "hi"}, headers=headers)
+        for i, headers in enumerate(
+            ({}, {"Authorization": "Bearer nope"}, {"Authorization": f"Bearer {revoked}"})
+        ):
+            # each from its own address: failed authentications are limited per address (burst 2 here)
+            other = httpx.ASGITransport(app=app, client=(f"10.0.0.{i}", 1000))
+            async with httpx.AsyncClient(transport=other, base_url="http://gw") as stranger:
+                reply = await stranger.post("/hooks/prompt-context", json={"prompt": "hi"}, headers=headers)
             assert reply.status_code == 401, headers
         statuses = [
             (
@@ -117,8 +122,7 @@ async def test_oversized_body_is_refused_with_413(tmp_path: Path, store: TokenSt
     repos = RepoDirectory(backends)
     app = build_http_app(
         settings,
-        Operations(backends, repos),
-        ContextService(backends, repos, 1000, 0.2),
+        Operations.build(backends, repos, ContextService(backends, repos, 1000, 0.2)),
         TokenAuthenticator(store=store, reload_seconds=0),
     )
     token = store.issue("alice")
@@ -137,7 +141,7 @@ async def test_only_admin_tokens_remove_repositories(tmp_path: Path, store: Toke
     repos = RepoDirectory(backends)
     auth = TokenAuthenticator(local_token="local-secret", store=store, reload_seconds=0)
     app = build_http_app(
-        settings, Operations(backends, repos), ContextService(backends, repos, 1000, 0.2), auth
+        settings, Operations.build(backends, repos, ContextService(backends, repos, 1000, 0.2)), auth
     )
     alice, root = store.issue("alice"), store.issue("root", admin=True)
     assert [(r.user, r.admin) for r in store.records()] == [("alice", False), ("root", True)]

@@ -27,6 +27,9 @@ class EchoRequestId:
     async def build(self, query: ContextQuery) -> ContextResult:
         return ContextResult(text=current_request_id() or "", route="lookup")
 
+    async def context(self, who: object, query: ContextQuery) -> ContextResult:  # the Operations call
+        return await self.build(query)
+
 
 @pytest.fixture
 async def server(tmp_path: Path):
