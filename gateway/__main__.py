@@ -5,21 +5,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import socket
-from collections.abc import AsyncIterator
 
 import structlog
 import uvicorn
-from mcp.server.transport_security import TransportSecuritySettings
-from starlette.routing import Route
-from starlette.types import ASGIApp, Receive, Scope, Send
 
-from gateway.auth import TokenAuthenticator, TokenStore, token_store_path
-from gateway.backends import Backends
-from gateway.context import ContextService
-from gateway.http import build_http_app
-from gateway.mcp_server import build_mcp
-from gateway.operations import Operations
-from gateway.repos import RepoDirectory
+from gateway.bootstrap import bootstrap
 from gateway.servicer import GatewayServicer
 from gateway.settings import GatewaySettings
 from gateway.slow_clients import header_deadline_protocol
@@ -29,16 +19,6 @@ from kit.settings import ConfigError, load_settings
 from reporecall.gateway.v1 import gateway_pb2_grpc
 
 log = structlog.get_logger("gateway")
-
-
-class AsgiEndpoint:
-    """Lets a Starlette Route hand the request, path untouched, to another ASGI app (the MCP app)."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await self.app(scope, receive, send)
 
 
 def bind_http(settings: GatewaySettings) -> socket.socket:
@@ -64,33 +44,8 @@ async def serve(settings: GatewaySettings) -> None:
     stop = termination_event()
     metrics_port = start_metrics(settings)
     sock = bind_http(settings)
-    backends = Backends(
-        settings.indexer_addr, settings.search_addr, settings.graph_addr, settings.memory_addr
-    )
-    repos = RepoDirectory(backends)
-    service = ContextService(backends, repos, settings.budget_tokens, settings.backend_deadline_ms / 1000)
-    auth = TokenAuthenticator(settings.local_token, TokenStore(token_store_path(settings.data_dir)))
-    ops = Operations.build(backends, repos, service)
-    mcp = build_mcp(ops)
-    mcp_app = mcp.streamable_http_app(
-        streamable_http_path="/mcp",
-        stateless_http=True,
-        json_response=True,
-        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
-    )
-
-    @contextlib.asynccontextmanager
-    async def lifespan(app: object) -> AsyncIterator[None]:
-        async with mcp.session_manager.run():
-            yield
-
-    app = build_http_app(
-        settings,
-        ops,
-        auth,
-        lifespan=lifespan,
-        extra_routes=[Route("/mcp", endpoint=AsgiEndpoint(mcp_app), methods=["GET", "POST", "DELETE"])],
-    )
+    gateway = bootstrap(settings)
+    backends, ops, app = gateway.backends, gateway.ops, gateway.app
     grpc_server, health, grpc_port = await start_grpc_server(
         "gateway",
         settings,
