@@ -229,7 +229,9 @@ def operation_fields(op: str) -> list[str]:
     import inspect
 
     names = [
-        n for n in inspect.signature(getattr(Operations, op)).parameters if n not in ("self", "repo", "user")
+        n
+        for n in inspect.signature(getattr(Operations, op)).parameters
+        if n not in ("self", "who", "repo", "user")
     ]
     return [*names, "repo", "cwd", "bogus_argument"]
 
