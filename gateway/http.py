@@ -29,8 +29,9 @@ from gateway.authorization import WEBHOOK, Forbidden, Principal
 from gateway.backends import Unavailable
 from gateway.context import ContextQuery, ContextResult
 from gateway.errors import client_message, http_status
-from gateway.operations import BadInput, Operations
+from gateway.operations import Operations
 from gateway.settings import GatewaySettings
+from gateway.validation import LIMITS, BadInput, int_field, read_json_object, str_field
 from kit.logging import REQUEST_ID_HEADER, new_request_id
 from kit.remotes import normalise_remote
 
@@ -233,41 +234,6 @@ def _json(status: int, body: Any) -> Response:
     return JSONResponse(body, status_code=status)
 
 
-async def _read_json(request: Request) -> dict[str, Any]:
-    raw = await request.body()
-    try:
-        data = json.loads(raw or b"{}")
-        # A lone surrogate ("\ud800") parses but cannot be encoded again (protobuf, SQLite): refuse it here.
-        json.dumps(data, ensure_ascii=False).encode("utf-8")
-    except (ValueError, UnicodeError) as exc:  # JSONDecodeError, over-long integers, surrogates
-        raise BadInput("body", f"not valid JSON ({exc.__class__.__name__})") from None
-    except RecursionError:
-        raise BadInput("body", "nested too deeply") from None
-    if not isinstance(data, dict):
-        raise BadInput("body", "must be a JSON object")
-    return data
-
-
-def _str(data: dict[str, Any], key: str, default: str = "", max_len: int = 100_000) -> str:
-    value = data.get(key, default)
-    if value is None:
-        return default
-    if not isinstance(value, str):
-        raise BadInput(key, "must be a string")
-    if len(value) > max_len:
-        raise BadInput(key, f"longer than {max_len} characters")
-    return value
-
-
-def _int(data: dict[str, Any], key: str, default: int, low: int, high: int) -> int:
-    value = data.get(key, default)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise BadInput(key, "must be an integer")
-    if not low <= value <= high:
-        raise BadInput(key, f"must be between {low} and {high}")
-    return value
-
-
 def result_to_json(result: ContextResult) -> dict[str, Any]:
     return asdict(result)
 
@@ -288,12 +254,12 @@ def build_http_app(
         started = time.perf_counter()
         route = "error"
         try:
-            data = await _read_json(request)
+            data = read_json_object(await request.body())
             query = ContextQuery(
-                prompt=_str(data, "prompt"),
-                cwd=_str(data, "cwd", max_len=4096),
+                prompt=str_field(data, "prompt"),
+                cwd=str_field(data, "cwd", max_len=LIMITS.path),
                 repo=request.headers.get("x-reporecall-repo", "")[:256],
-                session_id=_str(data, "session_id", max_len=256),
+                session_id=str_field(data, "session_id", max_len=LIMITS.session_id),
             )
             result = await asyncio.wait_for(ops.context(_principal(request), query), hook_deadline)
             route = result.route
@@ -332,9 +298,10 @@ def build_http_app(
         """SessionStart, reached by a fail-open `curl` command hook: orientation + conventions."""
         started = time.perf_counter()
         try:
-            data = await _read_json(request)
+            data = read_json_object(await request.body())
             repo = await ops.repos.resolve(
-                request.headers.get("x-reporecall-repo") or None, _str(data, "cwd", max_len=4096) or None
+                request.headers.get("x-reporecall-repo") or None,
+                str_field(data, "cwd", max_len=LIMITS.path) or None,
             )
             if repo is None:
                 return _json(200, {})
@@ -353,20 +320,22 @@ def build_http_app(
             metrics.HOOK_SECONDS.labels("SessionStart", "session").observe(time.perf_counter() - started)
 
     async def api_context(request: Request) -> Response:
-        data = await _read_json(request)
+        data = read_json_object(await request.body())
         query = ContextQuery(
-            prompt=_str(data, "prompt"),
-            repo=_str(data, "repo", max_len=256),
-            cwd=_str(data, "cwd", max_len=4096),
-            budget_tokens=_int(data, "budget_tokens", 0, 0, 50_000),
+            prompt=str_field(data, "prompt"),
+            repo=str_field(data, "repo", max_len=LIMITS.repo_name),
+            cwd=str_field(data, "cwd", max_len=LIMITS.path),
+            budget_tokens=int_field(data, "budget_tokens", 0, 0, 50_000),
         )
         result = await ops.context(_principal(request), query)
         _record(result)
         return _json(200, result_to_json(result))
 
     async def api_search(request: Request) -> Response:
-        data = await _read_json(request)
-        repo = await ops.repo(_str(data, "repo", max_len=256), _str(data, "cwd", max_len=4096))
+        data = read_json_object(await request.body())
+        repo = await ops.repo(
+            str_field(data, "repo", max_len=LIMITS.repo_name), str_field(data, "cwd", max_len=LIMITS.path)
+        )
         return _json(
             200,
             await ops.search(
@@ -384,10 +353,12 @@ def build_http_app(
         name = request.path_params["op"]
         if name not in PUBLIC_OPERATIONS:
             raise BadInput("op", f"unknown operation; one of {', '.join(sorted(PUBLIC_OPERATIONS))}")
-        data = await _read_json(request)
+        data = read_json_object(await request.body())
         if "user" in data:
             raise BadInput("user", "is the user of your token; leave it out of the request")
-        repo = await ops.repo(_str(data, "repo", max_len=256), _str(data, "cwd", max_len=4096))
+        repo = await ops.repo(
+            str_field(data, "repo", max_len=LIMITS.repo_name), str_field(data, "cwd", max_len=LIMITS.path)
+        )
         data.pop("repo", None)
         data.pop("cwd", None)
         method = getattr(ops, name)
@@ -404,14 +375,14 @@ def build_http_app(
         return _json(200, await ops.list_repos(_principal(request)))
 
     async def register_repo(request: Request) -> Response:
-        data = await _read_json(request)
+        data = read_json_object(await request.body())
         return _json(
             200,
             await ops.register_repo(
                 _principal(request),
-                name=_str(data, "name", max_len=256),
-                path=_str(data, "path", max_len=4096),
-                git_url=_str(data, "git_url", max_len=2048),
+                name=str_field(data, "name", max_len=LIMITS.repo_name),
+                path=str_field(data, "path", max_len=LIMITS.path),
+                git_url=str_field(data, "git_url", max_len=LIMITS.git_url),
             ),
         )
 
@@ -443,7 +414,7 @@ def build_http_app(
         return _json(200, await ops.repo_status(_principal(request), request.path_params["name"]))
 
     async def index_repo(request: Request) -> Response:
-        data = await _read_json(request)
+        data = read_json_object(await request.body())
         progress = await ops.index_repo(
             _principal(request), request.path_params["name"], bool(data.get("full", False))
         )

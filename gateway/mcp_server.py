@@ -17,8 +17,9 @@ from gateway.authorization import Forbidden, Principal
 from gateway.backends import Unavailable
 from gateway.context import ContextQuery
 from gateway.errors import client_message
-from gateway.operations import BadInput, Operations, text_arg
+from gateway.operations import Operations
 from gateway.repos import RepoInfo
+from gateway.validation import BadInput, text_arg
 
 INSTRUCTIONS = (
     "RepoRecall indexes this repository (AST chunks, call graph, import graph) and the team's memories. "

@@ -22,6 +22,7 @@ from gateway.backends import Backends
 from gateway.context import ContextQuery, ContextResult, ContextService
 from gateway.repos import RepoDirectory, RepoInfo
 from gateway.session import SessionStartService
+from gateway.validation import BadInput, bounded_int, confine_path, string_list, text_arg
 from kit.convert import kind_from_pb
 from kit.remotes import normalise_remote
 from reporecall.graph.v1 import graph_pb2
@@ -44,50 +45,8 @@ MEMORY_TYPES = {"user": 1, "feedback": 2, "project": 3, "reference": 4}
 MEMORY_SCOPES = {"global": 1, "project": 2, "branch": 3, "user": 4}
 
 
-class BadInput(Exception):
-    """A client sent something unusable. `field` names the argument; the message says what is wrong."""
-
-    def __init__(self, field: str, problem: str) -> None:
-        self.field, self.problem = field, problem
-        super().__init__(f"{field}: {problem}")
-
-
 def to_json(message: Message) -> dict[str, Any]:
     return MessageToDict(message, preserving_proto_field_name=True)
-
-
-def confine_path(path: str, field: str = "path") -> str:
-    """A repo-relative POSIX path, or BadInput for anything that could leave the repository."""
-    if not isinstance(path, str) or not path.strip():
-        raise BadInput(field, "must be a non-empty repo-relative path")
-    if "\x00" in path or "\\" in path or "%" in path:
-        raise BadInput(field, "must not contain NUL, backslashes or percent-encoding")
-    if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
-        raise BadInput(field, "must be relative to the repository root, not absolute")
-    normal = posixpath.normpath(path)
-    if normal == ".." or normal.startswith("../"):
-        raise BadInput(field, "must stay inside the repository")
-    return normal
-
-
-def bounded_int(value: Any, field: str, low: int, high: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise BadInput(field, "must be an integer")
-    if not low <= value <= high:
-        raise BadInput(field, f"must be between {low} and {high}")
-    return value
-
-
-def text_arg(value: Any, field: str, max_len: int = 20_000, required: bool = True) -> str:
-    if value is None:
-        value = ""
-    if not isinstance(value, str):
-        raise BadInput(field, "must be a string")
-    if required and not value.strip():
-        raise BadInput(field, "must not be empty")
-    if len(value) > max_len:
-        raise BadInput(field, f"longer than {max_len} characters")
-    return value
 
 
 @dataclass
@@ -385,7 +344,7 @@ class Operations:
             branch=text_arg(branch, "branch", 250, required=False),
             source="team",
             related_files=[
-                confine_path(p, "related_files") for p in _string_list(related_files, "related_files")
+                confine_path(p, "related_files") for p in string_list(related_files, "related_files")
             ][:50],
             **{"class": MEMORY_CLASSES[memory_class]},
         )
@@ -596,14 +555,6 @@ class Operations:
                 yield to_json(message)
 
         return progress()
-
-
-def _string_list(value: Any, field: str) -> list[str]:
-    if value is None:
-        return []
-    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
-        raise BadInput(field, "must be a list of strings")
-    return value
 
 
 def search_kind(kind: int) -> str:
