@@ -247,7 +247,6 @@ def build_http_app(
 ) -> ASGIApp:
     """The HTTP surface. Each handler reads its input, takes the principal the middleware authenticated,
     and calls one operation; what that principal may do is decided by the operation, not here."""
-    service = ops.context_service
     hook_deadline = settings.hook_deadline_ms / 1000
 
     async def prompt_context(request: Request) -> Response:
@@ -432,10 +431,7 @@ def build_http_app(
         return _json(200, {"status": "ok"})
 
     async def status(request: Request) -> Response:
-        services = await ops.backends.health()
-        return _json(
-            200, {"gateway": {"status": "SERVING"}, "services": services, "savings": service.savings}
-        )
+        return _json(200, await ops.status(_principal(request)))
 
     routes = [
         Route("/healthz", health),

@@ -435,6 +435,16 @@ class Operations:
     async def session_orientation(self, who: Principal, repo: RepoInfo) -> str:
         return await self.session.orientation(repo)
 
+    @requires(Permission.READ_CODE)
+    async def status(self, who: Principal) -> dict[str, Any]:
+        """The suite's health and the context savings since this gateway started."""
+        services = await self.backends.health()
+        return {
+            "gateway": {"status": "SERVING"},
+            "services": services,
+            "savings": self.context_service.savings,
+        }
+
     # --- repositories -------------------------------------------------------------------------------
 
     @requires(Permission.READ_CODE)

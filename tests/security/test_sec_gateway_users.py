@@ -67,3 +67,27 @@ async def test_memory_calls_act_for_the_token_user_on_api_hooks_and_mcp(tmp_path
         assert "tests first" in text and "bob secret plan" not in text, text  # a real recall, as alice
         asked = {user for _, user in h.memory.users}
         assert asked == {"alice"}, h.memory.users
+
+
+async def test_the_gateway_grpc_context_acts_for_no_user(tmp_path: Path) -> None:
+    """The gRPC port's callers are services (kit's credentials), not users: team memories only."""
+    import grpc
+
+    from gateway.servicer import GatewayServicer
+    from reporecall.gateway.v1 import gateway_pb2, gateway_pb2_grpc
+
+    async with harness(tmp_path) as h:
+        server = grpc.aio.server()
+        gateway_pb2_grpc.add_GatewayServiceServicer_to_server(GatewayServicer(h.gateway.ops), server)
+        port = server.add_insecure_port("127.0.0.1:0")
+        await server.start()
+        try:
+            async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+                reply = await gateway_pb2_grpc.GatewayServiceStub(channel).Context(
+                    gateway_pb2.ContextRequest(prompt="where is the secret plan of bob handled", repo="shop"),
+                    timeout=10,
+                )
+        finally:
+            await server.stop(None)
+    assert "bob secret plan" not in reply.text
+    assert {user for rpc, user in h.memory.users if rpc == "Recall"} == {""}
