@@ -57,8 +57,33 @@ log = structlog.get_logger("context")
 T = TypeVar("T")
 
 MEMORY_CLASS_NAMES = {1: "rule", 2: "fact", 3: "episode", 4: "working"}
-SESSION_MEMORY = 2048  # sessions whose last route is remembered for follow-ups
-STATUS_TTL = 15.0  # seconds an index status (commit, dirty files) is reused on the hook path
+
+
+@dataclass(frozen=True)
+class RetrievalPolicy:
+    """How much the hook asks each backend for, and what it remembers between prompts."""
+
+    # Hybrid search hits per prompt, and code chunks fetched when fusion ranks an id not yet fetched.
+    search_limit: int = 20
+    fetch_missing_limit: int = 20
+    # Definitions looked up per seed name.
+    symbol_candidates: int = 3
+    # Call tree around the seed: levels up/down for flow and bug prompts, else for lookups; fan-out.
+    flow_depth: int = 2
+    lookup_depth: int = 1
+    call_tree_branch: int = 6
+    # Memories: at most this many, within 1/memory_budget_divisor of the token budget.
+    memory_limit: int = 6
+    memory_budget_divisor: int = 4
+    # Communities summarised for architecture prompts.
+    communities_limit: int = 8
+    # Sessions whose last route is remembered for follow-ups.
+    session_memory: int = 2048
+    # Seconds an index status (commit, dirty files) is reused on the hook path.
+    status_ttl: float = 15.0
+
+
+DEFAULT_POLICY = RetrievalPolicy()
 
 
 @dataclass(frozen=True)
@@ -120,8 +145,14 @@ class _Gathered:
 
 class ContextService:
     def __init__(
-        self, backends: Backends, repos: RepoDirectory, default_budget: int, backend_deadline: float
+        self,
+        backends: Backends,
+        repos: RepoDirectory,
+        default_budget: int,
+        backend_deadline: float,
+        policy: RetrievalPolicy = DEFAULT_POLICY,
     ):
+        self.policy = policy
         self.backends = backends
         self.repos = repos
         self.default_budget = default_budget
@@ -175,7 +206,9 @@ class ContextService:
             active_files=query.active_files,
             prefer_tests=mentions_tests(text),
         )
-        await self._fetch_missing(repo, missing_content_ids(fused, limit=20), gathered, degraded)
+        await self._fetch_missing(
+            repo, missing_content_ids(fused, limit=self.policy.fetch_missing_limit), gathered, degraded
+        )
         assembled = assemble_context(
             route,
             to_code_candidates(fused, gathered.chunks),
@@ -236,9 +269,17 @@ class ContextService:
             inferred = True
         if seed is None:
             return
-        up, down = (2, 2) if route.name in (RouteName.FLOW, RouteName.BUG) else (1, 1)
+        depth = (
+            self.policy.flow_depth
+            if route.name in (RouteName.FLOW, RouteName.BUG)
+            else self.policy.lookup_depth
+        )
         request = graph_pb2.CallTreeRequest(
-            repo=repo.name, seed=graph_pb2.SymbolRef(id=seed.id), up=up, down=down, branch=6
+            repo=repo.name,
+            seed=graph_pb2.SymbolRef(id=seed.id),
+            up=depth,
+            down=depth,
+            branch=self.policy.call_tree_branch,
         )
         tree = await self._call("graph", self.backends.graph.CallTree, request, degraded)
         if tree is None:
@@ -295,7 +336,7 @@ class ContextService:
         reply = await self._call(
             "search",
             self.backends.search.Search,
-            search_pb2.SearchRequest(query=text, repo=repo.name, limit=20),
+            search_pb2.SearchRequest(query=text, repo=repo.name, limit=self.policy.search_limit),
             degraded,
         )
         if reply is None:
@@ -321,7 +362,10 @@ class ContextService:
                 "search",
                 self.backends.search.FindSymbols,
                 search_pb2.FindSymbolsRequest(
-                    repo=repo.name, name=name, match=search_pb2.SYMBOL_MATCH_EXACT, limit=3
+                    repo=repo.name,
+                    name=name,
+                    match=search_pb2.SYMBOL_MATCH_EXACT,
+                    limit=self.policy.symbol_candidates,
                 ),
                 degraded,
             )
@@ -347,8 +391,8 @@ class ContextService:
             query=text[:2000],
             branch=query.branch,
             user=query.user,
-            budget_tokens=max(1, budget // 4),
-            limit=6,
+            budget_tokens=max(1, budget // self.policy.memory_budget_divisor),
+            limit=self.policy.memory_limit,
             repo_path=repo.path if not repo.managed else "",
         )
         reply = await self._call("memory", self.backends.memory.Recall, request, degraded)
@@ -368,7 +412,7 @@ class ContextService:
         reply = await self._call(
             "graph",
             self.backends.graph.Communities,
-            graph_pb2.CommunitiesRequest(repo=repo.name, limit=8),
+            graph_pb2.CommunitiesRequest(repo=repo.name, limit=self.policy.communities_limit),
             degraded,
         )
         if reply is None:
@@ -415,7 +459,7 @@ class ContextService:
     def _staleness(self, repo: RepoInfo, query: ContextQuery) -> Staleness | None:
         """The last known index status (refreshed in the background, never awaited on the hook path)."""
         cached = self._status.get(repo.name)
-        expired = cached is None or time.monotonic() - cached[0] > STATUS_TTL
+        expired = cached is None or time.monotonic() - cached[0] > self.policy.status_ttl
         if expired and repo.name not in self._refreshing:  # one refresh in flight per repo, not one per hook
             self._refreshing.add(repo.name)
             self._spawn(self._refresh_status(repo))
@@ -510,7 +554,7 @@ class ContextService:
             return
         self._sessions[session_id] = route
         self._sessions.move_to_end(session_id)
-        while len(self._sessions) > SESSION_MEMORY:
+        while len(self._sessions) > self.policy.session_memory:
             self._sessions.popitem(last=False)
 
     @staticmethod
