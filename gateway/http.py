@@ -308,6 +308,8 @@ def build_http_app(
         parameters = inspect.signature(method).parameters
         if "user" in parameters:
             data["user"] = _principal(request).user
+        if "admin" in parameters:  # like user: from the principal, whatever the body says
+            data["admin"] = _principal(request).admin
         unknown = sorted(set(data) - set(parameters) - {"self"})
         if unknown:
             raise BadInput(unknown[0], f"not an argument of {name}")

@@ -331,6 +331,7 @@ class Operations:
         type_: str = "project",
         branch: str = "",
         related_files: list[str] | None = None,
+        admin: bool = False,
     ) -> dict[str, Any]:
         for field, value, allowed in (
             ("class", memory_class, MEMORY_CLASSES),
@@ -355,15 +356,23 @@ class Operations:
             **{"class": MEMORY_CLASSES[memory_class]},
         )
         reply = await self.backends.call(
-            "memory", self.backends.memory.Store, memory_pb2.StoreRequest(memory=memory), self.deadline
+            "memory",
+            self.backends.memory.Store,
+            memory_pb2.StoreRequest(memory=memory, admin=admin),
+            self.deadline,
         )
         return to_json(reply)
 
-    async def forget_memory(self, repo: RepoInfo, memory_id: str, user: str) -> dict[str, Any]:
+    async def forget_memory(
+        self, repo: RepoInfo, memory_id: str, user: str, admin: bool = False
+    ) -> dict[str, Any]:
+        """`user` and `admin` are the authenticated principal's (the memory service decides from them)."""
         reply = await self.backends.call(
             "memory",
             self.backends.memory.Forget,
-            memory_pb2.ForgetRequest(repo=repo.name, id=text_arg(memory_id, "memory_id", 200), user=user),
+            memory_pb2.ForgetRequest(
+                repo=repo.name, id=text_arg(memory_id, "memory_id", 200), user=user, admin=admin
+            ),
             self.deadline,
         )
         return to_json(reply)
@@ -385,9 +394,13 @@ class Operations:
         )
         return to_json(reply)
 
-    async def compact_memories(self, repo: RepoInfo) -> dict[str, Any]:
+    async def compact_memories(self, repo: RepoInfo, user: str = "", admin: bool = False) -> dict[str, Any]:
+        """Only the memories the principal may change take part (their own; every team one for an admin)."""
         reply = await self.backends.call(
-            "memory", self.backends.memory.Compact, memory_pb2.CompactRequest(repo=repo.name), self.deadline
+            "memory",
+            self.backends.memory.Compact,
+            memory_pb2.CompactRequest(repo=repo.name, user=user, admin=admin),
+            self.deadline,
         )
         return to_json(reply)
 
