@@ -542,6 +542,7 @@ class MemoryEngine:
         note = working_note(hit_paths, self._config.working_max_files)
         folder = self._root.folder(repo)
         with folder.lock():
+            first_listing = repo not in self._working
             registry = self._working_registry(repo, folder)  # listed before the write: no double entry
             now = self._clock()
             now_ns = int(now.timestamp() * 1_000_000_000)
@@ -552,9 +553,10 @@ class MemoryEngine:
                     touched.append(written)
                     registry.setdefault(session, []).append(WorkingEntry(written, session, now_ns))
             listed = self._working_listed.get(repo)
-            if listed is None or (now - listed).total_seconds() > WORKING_RESCAN_SECONDS:
+            if first_listing or listed is None or (now - listed).total_seconds() > WORKING_RESCAN_SECONDS:
                 # Now and then: the whole folder again (files written or deleted by others, idle sessions).
-                registry = self._working_registry(repo, folder, relist=True)
+                if not first_listing:
+                    registry = self._working_registry(repo, folder, relist=True)
                 entries = [e for items in registry.values() for e in items]
             else:  # every prompt: only this user's sessions, so the cost does not grow with the team
                 entries = [e for key, items in registry.items() if session_owner(key) == owner for e in items]
