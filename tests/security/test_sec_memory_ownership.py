@@ -64,9 +64,10 @@ def test_a_tombstone_of_one_user_never_hides_another_users_personal_memory(
 
 
 def test_a_personal_tombstone_hides_the_owners_own_copies_only(engine: MemoryEngine) -> None:
+    bob = personal(engine, "bob")
     first = personal(engine, "ann")
     assert engine.forget(REPO, first.id, user="ann")
-    bob = personal(engine, "bob")
+    engine.rebuild_index()
     assert recalled_ids(engine, "bob") == [bob.id]
     assert recalled_ids(engine, "ann") == []
 
