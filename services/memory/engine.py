@@ -257,8 +257,8 @@ class MemoryEngine:
     def attach_claude_memory(self, repo: str, repo_path: Path) -> Path | None:
         """Read Claude Code's memory folder of the repo checked out at `repo_path`, if there is one.
 
-        Only on a local install (the engine got a projects folder) and only for a checkout of the user whose
-        Claude Code folder it is: under their home and owned by them (claude_memory.owns_checkout)."""
+        Only on a local install (the engine got a projects folder) and only for a checkout owned by the user
+        whose Claude Code folder it is (claude_memory.owns_checkout)."""
         check_repo(repo)
         if self._claude_projects_dir is None or not repo:
             return None
