@@ -30,8 +30,8 @@ def working_note(hit_paths: Sequence[str], max_files: int) -> WorkingNote | None
     if not files:
         return None
     return WorkingNote(
-        name=first_line("Files this session looked at: " + ", ".join(files), 80),
-        description="files a prompt of this session led to",
+        name=first_line("Files a recent prompt led to: " + ", ".join(files), 80),
+        description="where a recent prompt of yours led (working memory)",
         body="\n".join(f"- {path}" for path in files),
         files=files,
     )
