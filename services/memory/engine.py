@@ -20,7 +20,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -76,7 +76,7 @@ from services.memory.domain.model import (
 )
 from services.memory.domain.ownership import Caller, content_key, is_personal, may_change, user_tag
 from services.memory.domain.query import context_text, query_terms
-from services.memory.domain.ranking import Candidate, RankingWeights, rank
+from services.memory.domain.ranking import RankingWeights, rank
 from services.memory.domain.scope import MemoryFilter, Viewer, is_visible
 from services.memory.domain.secrets import find_secret
 from services.memory.domain.validation import (
@@ -93,6 +93,7 @@ from services.memory.domain.validation import (
 )
 from services.memory.domain.working import WorkingNote, working_note
 from services.memory.ports import MemoryIndex
+from services.memory.usage import PendingUsage, merged_usage
 
 log = structlog.get_logger("memory.engine")
 # How often observe lists the whole folder (others' writes, idle sessions past their age); between
@@ -210,9 +211,7 @@ class MemoryEngine:
         self._state_lock = threading.Lock()
         self._ns_locks: dict[str, threading.RLock] = {}
         self._problems: dict[str, Problem] = {}
-        self._usage_lock = threading.Lock()
-        self._pending_usage: dict[str, Counter[str]] = {}
-        self._pending_last_used: dict[str, dict[str, float]] = {}
+        self._usage = PendingUsage()
         self._watcher: MemoryWatcher | None = None
         self._closed = False
         cfg = self._config
@@ -248,6 +247,11 @@ class MemoryEngine:
         if self._watcher is not None:
             self._watcher.stop()
             self._watcher = None
+
+    @property
+    def _pending_usage(self) -> dict[str, Counter[str]]:
+        """Unflushed recall counts per namespace (tests look at them)."""
+        return self._usage.counts
 
     @property
     def problems(self) -> list[Problem]:
@@ -352,11 +356,11 @@ class MemoryEngine:
             include_inactive=query.include_inactive,
             min_confidence=query.min_confidence,
         )
-        candidates = self._with_pending_uses(self._index.search(flt, terms, config.candidate_limit))
+        candidates = self._usage.added_to(self._index.search(flt, terms, config.candidate_limit))
         ranked = rank(candidates, self._clock(), config.ranking)
         chosen = select_within_budget(ranked, budget, limit, self._truncate, config.budget)
         if query.record_use and chosen:
-            self._record_use([(item.memory.repo, item.memory.id) for item in chosen])
+            self._usage.record([(item.memory.repo, item.memory.id) for item in chosen], time.time())
         return RecallResult(
             [Recalled(item.memory, item.score, item.tokens) for item in chosen],
             sum(item.tokens for item in chosen),
@@ -564,7 +568,7 @@ class MemoryEngine:
             for memory_id in doomed:
                 folder.delete(memory_id)
             touched.extend(doomed)
-            self._forget_pending_use(repo, doomed)
+            self._usage.forget(repo, doomed)
             self._reindex_team(repo, folder, touched)
             self._drop_working(repo, doomed)
             return len(registry.get(session, []))
@@ -652,9 +656,7 @@ class MemoryEngine:
                 self._claude_dirs.pop(repo, None)
                 prefix = str(folder.path)
                 self._problems = {k: v for k, v in self._problems.items() if not k.startswith(prefix)}
-            with self._usage_lock:
-                self._pending_usage.pop(repo, None)
-                self._pending_last_used.pop(repo, None)
+            self._usage.drop(repo)
             self._working.pop(repo, None)
             self._index.drop_namespace(repo)
         return removed
@@ -702,9 +704,7 @@ class MemoryEngine:
 
     def flush_usage(self) -> None:
         """Merge this engine's recall counts into each namespace's usage file."""
-        with self._usage_lock:
-            namespaces = [ns for ns, counts in self._pending_usage.items() if counts]
-        for ns in namespaces:
+        for ns in self._usage.namespaces():
             folder = self._root.folder(ns)
             with folder.lock():
                 self._flush_namespace_usage(ns, folder)
@@ -921,54 +921,14 @@ class MemoryEngine:
         tokens = count_tokens(context_text(cut))
         return (cut, tokens) if tokens <= max_tokens else None
 
-    def _record_use(self, keys: list[tuple[str, str]]) -> None:
-        """Count uses in memory (a write per recall would cost the hook milliseconds); flushed to the usage
-        file and the index on idle, compaction, rebuild and close."""
-        when = time.time()
-        with self._usage_lock:
-            for ns, memory_id in keys:
-                self._pending_usage.setdefault(ns, Counter())[memory_id] += 1
-                self._pending_last_used.setdefault(ns, {})[memory_id] = when
-
-    def _forget_pending_use(self, ns: str, memory_ids: list[str]) -> None:
-        """Drop unflushed counts of memories that no longer exist (pruned working memory): each prompt makes
-        a new working id, so keeping them would grow without bound under steady traffic."""
-        with self._usage_lock:
-            counts, last_used = self._pending_usage.get(ns), self._pending_last_used.get(ns)
-            for memory_id in memory_ids:
-                if counts is not None:
-                    counts.pop(memory_id, None)
-                if last_used is not None:
-                    last_used.pop(memory_id, None)
-
-    def _with_pending_uses(self, candidates: list[Candidate]) -> list[Candidate]:
-        with self._usage_lock:
-            if not self._pending_usage:
-                return candidates
-            out = []
-            for candidate in candidates:
-                extra = self._pending_usage.get(candidate.memory.repo, Counter()).get(candidate.memory.id, 0)
-                out.append(replace(candidate, use_count=candidate.use_count + extra) if extra else candidate)
-            return out
-
     def _flush_namespace_usage(self, ns: str, folder: MemoryFolder, keep: set[str] | None = None) -> None:
         """Under the folder lock: file counts + our pending counts → file and index."""
-        with self._usage_lock:
-            pending = self._pending_usage.pop(ns, Counter())
-            last_used = self._pending_last_used.pop(ns, {})
+        pending, last_used = self._usage.take(ns)
         if not pending and keep is None:
             return
-        usage = folder.read_usage()
-        for memory_id, count in pending.items():
-            entry = usage.setdefault(memory_id, {"count": 0, "last_used": 0.0})
-            entry["count"] = int(entry.get("count", 0)) + count
-            entry["last_used"] = max(float(entry.get("last_used", 0.0)), last_used.get(memory_id, 0.0))
-        if keep is not None:
-            usage = {k: v for k, v in usage.items() if k in keep}
-        else:  # pruned working memories leave their counts behind; one per prompt, so drop them here
-            usage = {
-                k: v for k, v in usage.items() if parse_working_id(k) is None or folder.file_for(k).exists()
-            }
+        usage = merged_usage(
+            folder.read_usage(), pending, last_used, keep=keep, exists=lambda k: folder.file_for(k).exists()
+        )
         if usage or folder.usage_mtime_ns():
             folder.write_usage(usage)
         self._load_usage(ns, folder, folder.usage_mtime_ns(), usage)
