@@ -140,6 +140,7 @@ class Supervisor:
                 env.setdefault("REPORECALL_WATCH", "true")  # a local suite follows edits as they are saved
             if name == "memory":
                 env.setdefault("REPORECALL_CLAUDE_PROJECTS_DIR", str(Path.home() / ".claude" / "projects"))
+                env.setdefault("REPORECALL_READ_CLAUDE_MEMORY", "true")  # single-user install: the user's own
             if name == "gateway":
                 env |= {"REPORECALL_HTTP_PORT": str(self.http_port), "REPORECALL_LOCAL_TOKEN": self.token}
             self.children.append(

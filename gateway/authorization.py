@@ -54,6 +54,8 @@ _EVERYONE_WITH_A_TOKEN = frozenset(
         Permission.WRITE_MEMORY,
         Permission.FEEDBACK,
         Permission.INDEX,
+        # The memory service compacts only what the caller may change (their own, their team notes).
+        Permission.COMPACT_MEMORY,
     }
 )
 GRANTS: dict[Role, frozenset[Permission]] = {
@@ -69,7 +71,6 @@ _ADMIN_FIX = "ask an admin, or use an admin token (reporecall token issue USER -
 _FIX = {
     Permission.MANAGE_REPOS: _ADMIN_FIX,
     Permission.SYNC_REPO: _ADMIN_FIX,
-    Permission.COMPACT_MEMORY: _ADMIN_FIX,
 }
 
 

@@ -349,17 +349,24 @@ class Operations:
             **{"class": MEMORY_CLASSES[memory_class]},
         )
         reply = await self.backends.call(
-            "memory", self.backends.memory.Store, memory_pb2.StoreRequest(memory=memory), self.deadline
+            "memory",
+            self.backends.memory.Store,
+            memory_pb2.StoreRequest(memory=memory, admin=who.admin),
+            self.deadline,
         )
         return to_json(reply)
 
     @requires(Permission.WRITE_MEMORY)
     async def forget_memory(self, who: Principal, repo: RepoInfo, memory_id: str) -> dict[str, Any]:
+        """The memory service decides from the principal's user and admin flag what it may forget."""
         reply = await self.backends.call(
             "memory",
             self.backends.memory.Forget,
             memory_pb2.ForgetRequest(
-                repo=repo.name, id=text_arg(memory_id, "memory_id", 200), user=acting_user(who)
+                repo=repo.name,
+                id=text_arg(memory_id, "memory_id", 200),
+                user=acting_user(who),
+                admin=who.admin,
             ),
             self.deadline,
         )
@@ -390,8 +397,12 @@ class Operations:
 
     @requires(Permission.COMPACT_MEMORY)
     async def compact_memories(self, who: Principal, repo: RepoInfo) -> dict[str, Any]:
+        """Only the memories the principal may change take part (their own; every team one for an admin)."""
         reply = await self.backends.call(
-            "memory", self.backends.memory.Compact, memory_pb2.CompactRequest(repo=repo.name), self.deadline
+            "memory",
+            self.backends.memory.Compact,
+            memory_pb2.CompactRequest(repo=repo.name, user=acting_user(who), admin=who.admin),
+            self.deadline,
         )
         return to_json(reply)
 

@@ -41,6 +41,8 @@ def build_engine(settings: MemorySettings) -> MemoryEngine:
         max_budget_tokens=settings.memory_max_budget_tokens,
         working_keep=settings.working_keep,
         working_max_age=timedelta(hours=settings.working_ttl_hours),
+        working_max_sessions_per_user=settings.working_max_sessions_per_user,
+        working_max_per_user=settings.working_max_per_user,
     )
     return MemoryEngine(
         root,

@@ -20,14 +20,14 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import structlog
 
 from kit.tokens import count_tokens, truncate_to_tokens
-from services.memory.adapters.claude_memory import find_claude_memory_dir
+from services.memory.adapters.claude_memory import find_claude_memory_dir, owns_checkout
 from services.memory.adapters.memory_folder import (
     FileEntry,
     InvalidFileName,
@@ -43,13 +43,22 @@ from services.memory.domain.errors import (
     FrontmatterError,
     InvalidField,
     MemoryNotFound,
+    NotAllowed,
     Problem,
     ReadOnlyMemory,
 )
 from services.memory.domain.frontmatter import render_memory
-from services.memory.domain.ids import new_memory_id, parse_working_id, session_slug, working_id
+from services.memory.domain.ids import (
+    OWNER_SEPARATOR,
+    new_memory_id,
+    parse_working_id,
+    session_key,
+    session_owner,
+    working_id,
+)
 from services.memory.domain.lifecycle import (
     WorkingEntry,
+    WorkingLimits,
     plan_compaction,
     plan_working_prune,
     promoted,
@@ -64,11 +73,12 @@ from services.memory.domain.model import (
     Source,
     Status,
     build_memory,
-    first_line,
 )
+from services.memory.domain.ownership import Caller, content_key, is_personal, may_change, user_tag
 from services.memory.domain.query import context_text, query_terms
-from services.memory.domain.ranking import Candidate, RankingWeights, rank
+from services.memory.domain.ranking import RankingWeights, rank
 from services.memory.domain.scope import MemoryFilter, Viewer, is_visible
+from services.memory.domain.secrets import find_secret
 from services.memory.domain.validation import (
     CLAUDE_ID_PREFIX,
     MAX_BODY_CHARS,
@@ -81,7 +91,9 @@ from services.memory.domain.validation import (
     check_repo,
     check_text,
 )
+from services.memory.domain.working import WorkingNote, working_note
 from services.memory.ports import MemoryIndex
+from services.memory.usage import PendingUsage, merged_usage
 
 log = structlog.get_logger("memory.engine")
 # How often observe lists the whole folder (others' writes, idle sessions past their age); between
@@ -102,7 +114,9 @@ class EngineConfig:
     candidate_limit: int = 40  # best index matches considered per recall (ranking drops weak ones anyway)
     working_keep: int = 20  # observations kept per session
     working_max_age: timedelta = timedelta(days=3)  # sessions idle longer are dropped
-    max_prompt_chars: int = 2000  # of a prompt kept by observe
+    working_max_sessions_per_user: int = 20  # a user's newest sessions kept (each new session_id starts one)
+    working_max_per_user: int = 200  # a user's newest working notes kept over all their sessions
+    working_max_files: int = 8  # files one working note lists
     default_episode_max_age: timedelta = timedelta(days=30)
     ranking: RankingWeights = field(default_factory=RankingWeights)
     budget: BudgetPolicy = field(default_factory=BudgetPolicy)
@@ -197,11 +211,16 @@ class MemoryEngine:
         self._state_lock = threading.Lock()
         self._ns_locks: dict[str, threading.RLock] = {}
         self._problems: dict[str, Problem] = {}
-        self._usage_lock = threading.Lock()
-        self._pending_usage: dict[str, Counter[str]] = {}
-        self._pending_last_used: dict[str, dict[str, float]] = {}
+        self._usage = PendingUsage()
         self._watcher: MemoryWatcher | None = None
         self._closed = False
+        cfg = self._config
+        self._working_limits = WorkingLimits(
+            keep=cfg.working_keep,
+            max_age_ns=int(cfg.working_max_age.total_seconds() * 1_000_000_000),
+            max_sessions_per_user=cfg.working_max_sessions_per_user,
+            max_per_user=cfg.working_max_per_user,
+        )
 
     # ------------------------------------------------------------------ lifecycle of the engine
     def open(self) -> list[Problem]:
@@ -230,14 +249,27 @@ class MemoryEngine:
             self._watcher = None
 
     @property
+    def _pending_usage(self) -> dict[str, Counter[str]]:
+        """Unflushed recall counts per namespace (tests look at them)."""
+        return self._usage.counts
+
+    @property
     def problems(self) -> list[Problem]:
         with self._state_lock:
             return sorted(self._problems.values(), key=lambda p: p.path)
 
     def attach_claude_memory(self, repo: str, repo_path: Path) -> Path | None:
-        """Read Claude Code's memory folder of the repo checked out at `repo_path`, if there is one."""
+        """Read Claude Code's memory folder of the repo checked out at `repo_path`, if there is one.
+
+        Only on a local install (the engine got a projects folder) and only for a checkout owned by the user
+        whose Claude Code folder it is (claude_memory.owns_checkout)."""
         check_repo(repo)
         if self._claude_projects_dir is None or not repo:
+            return None
+        if not owns_checkout(self._claude_projects_dir, repo_path):
+            log.info(
+                "memory.claude_folder_refused", repo=repo, reason="checkout not the projects folder owner's"
+            )
             return None
         folder = find_claude_memory_dir(self._claude_projects_dir, repo_path)
         if folder is None:
@@ -251,12 +283,16 @@ class MemoryEngine:
         return folder
 
     # ------------------------------------------------------------------ use cases
-    def store(self, draft: MemoryDraft) -> Memory:
-        """Write a new memory, or replace the one with `draft.id`; returns it with defaults filled."""
+    def store(self, draft: MemoryDraft, *, admin: bool = False) -> Memory:
+        """Write a new memory, or replace the one with `draft.id`; returns it with defaults filled.
+
+        `draft.user` is the caller (and author); `admin` whether the caller is an admin. Replacing a memory,
+        superseding one or lifting a tombstone needs the right to change it (domain/ownership.py)."""
         ns = self._store_namespace(draft)
         self._check_draft(draft)
         if draft.id.startswith(CLAUDE_ID_PREFIX):
             raise ReadOnlyMemory(draft.id)
+        caller = Caller(draft.user, admin)
         folder = self._root.folder(ns)
         with folder.lock():
             now = self._clock()
@@ -264,8 +300,10 @@ class MemoryEngine:
             memory_id = draft.id
             if memory_id and folder.file_for(memory_id).exists():
                 existing = self._read_team(folder, memory_id)
-                if existing is not None and not self._may_change(existing, draft.user):
-                    raise MemoryNotFound(ns, memory_id)
+                if existing is not None:
+                    self._check_may_change(ns, existing, caller, "replace")
+            for target in draft.supersedes:
+                self._check_supersede_target(ns, folder, target, caller)
             if not memory_id:
                 memory_id = self._fresh_id(folder, draft.name or draft.description or draft.body)
             fields = MemoryFields(
@@ -288,7 +326,7 @@ class MemoryEngine:
                 extra=existing.extra if existing else {},
             )
             memory = build_memory(fields, memory_id=memory_id, repo=ns, body=draft.body, fallback_time=now)
-            lifted = folder.remove_tombstone(memory.fingerprint)
+            lifted = self._lift_tombstone(folder, memory, caller)
             folder.write(memory.id, render_memory(memory))
             touched = [memory.id]
             for target in memory.supersedes:
@@ -318,11 +356,11 @@ class MemoryEngine:
             include_inactive=query.include_inactive,
             min_confidence=query.min_confidence,
         )
-        candidates = self._with_pending_uses(self._index.search(flt, terms, config.candidate_limit))
+        candidates = self._usage.added_to(self._index.search(flt, terms, config.candidate_limit))
         ranked = rank(candidates, self._clock(), config.ranking)
         chosen = select_within_budget(ranked, budget, limit, self._truncate, config.budget)
         if query.record_use and chosen:
-            self._record_use([(item.memory.repo, item.memory.id) for item in chosen])
+            self._usage.record([(item.memory.repo, item.memory.id) for item in chosen], time.time())
         return RecallResult(
             [Recalled(item.memory, item.score, item.tokens) for item in chosen],
             sum(item.tokens for item in chosen),
@@ -350,24 +388,30 @@ class MemoryEngine:
                 return found.memory
         raise MemoryNotFound(repo, memory_id)
 
-    def forget(self, repo: str, memory_id: str, *, user: str = "") -> bool:
-        """Forget a memory by content: delete its file (unless read-only) and tombstone its fingerprint.
+    def forget(self, repo: str, memory_id: str, *, user: str = "", admin: bool = False) -> bool:
+        """Forget a memory by content: delete its file (unless read-only) and tombstone its content key.
 
-        False when no memory with that id is visible to `user` (another user's memories count as absent).
+        The tombstone hides the same content only where its owner holds it: the user's own personal copies
+        for a personal memory, team copies for a team memory. False when no memory with that id is visible
+        to `user` (another user's memories count as absent); NotAllowed for a team memory the caller may
+        not change.
         """
         check_repo(repo)
         check_id(memory_id)
         check_label(user, "user")
+        caller = Caller(user, admin)
         for ns in self._lookup_namespaces(repo):
             folder = self._root.folder(ns)
             with folder.lock():
                 memory, path = self._read_any(ns, folder, memory_id)
                 if memory is None or path is None:
                     continue
-                if not self._may_change(memory, user):
+                if is_personal(memory) and not may_change(memory, caller):
                     return False
+                self._check_may_change(ns, memory, caller, "forget")
+                key = content_key(memory)
                 folder.add_tombstone(
-                    memory.fingerprint,
+                    key,
                     {
                         "id": memory.id,
                         "name": memory.name,
@@ -378,19 +422,35 @@ class MemoryEngine:
                 if not memory.read_only:
                     folder.delete(memory.id)
                     self._drop_working(ns, [memory.id])
-                self._apply_tombstone(ns, memory.fingerprint, removed=path)
+                self._apply_tombstone(ns, memory, key, removed=path)
             return True
         return False
 
-    def compact(self, repo: str, episode_max_age: timedelta | None = None) -> CompactResult:
-        """Supersede duplicates and archive old episodes, writing the outcome into the files."""
+    def compact(
+        self,
+        repo: str,
+        episode_max_age: timedelta | None = None,
+        *,
+        user: str = "",
+        admin: bool = False,
+    ) -> CompactResult:
+        """Supersede duplicates and archive old episodes, writing the outcome into the files.
+
+        Only memories the caller may change take part (their own personal ones; team ones they wrote, or
+        every team one for an admin), so the counts say nothing about anyone else's memories."""
         check_repo(repo)
+        check_label(user, "user")
+        caller = Caller(user, admin)
         max_age = episode_max_age or self._config.default_episode_max_age
         folder = self._root.folder(repo)
         with folder.lock():
             memories = self._load_namespace(repo, folder)
             superseded_by_others = {target for m in memories for target in m.supersedes if target != m.id}
-            active = [m for m in memories if m.status is Status.ACTIVE and m.id not in superseded_by_others]
+            active = [
+                m
+                for m in memories
+                if m.status is Status.ACTIVE and m.id not in superseded_by_others and may_change(m, caller)
+            ]
             plan = plan_compaction(active, now=self._clock(), episode_max_age=max_age)
             touched: list[str] = []
             for change in plan.changes:
@@ -418,18 +478,19 @@ class MemoryEngine:
         memory_class: MemoryClass = MemoryClass.FACT,
         name: str = "",
         scope: Scope | None = None,
+        admin: bool = False,
     ) -> Memory:
         """A new fact (or rule) with its own id and the source's content, superseding the source."""
         check_repo(repo)
         check_id(memory_id)
+        caller = Caller(user, admin)
         for ns in self._lookup_namespaces(repo):
             folder = self._root.folder(ns)
             with folder.lock():
                 source, _ = self._read_any(ns, folder, memory_id)
                 if source is None:
                     continue
-                if not self._may_change(source, user):
-                    raise MemoryNotFound(repo, memory_id)
+                self._check_may_change(repo, source, caller, "promote")
                 now = self._clock()
                 new_id = self._fresh_id(folder, name or source.name)
                 fact = promoted(
@@ -445,20 +506,22 @@ class MemoryEngine:
             return fact
         raise MemoryNotFound(repo, memory_id)
 
-    def archive(self, repo: str, memory_id: str, *, user: str = "", reason: str = "") -> Memory:
+    def archive(
+        self, repo: str, memory_id: str, *, user: str = "", reason: str = "", admin: bool = False
+    ) -> Memory:
         """Mark a writable memory archived (kept, not recalled by default)."""
         check_repo(repo)
         check_id(memory_id)
+        caller = Caller(user, admin)
         for ns in self._lookup_namespaces(repo):
             folder = self._root.folder(ns)
             with folder.lock():
                 memory, _ = self._read_any(ns, folder, memory_id)
                 if memory is None:
                     continue
-                if not self._may_change(memory, user):
-                    raise MemoryNotFound(repo, memory_id)
                 if memory.read_only:
                     raise ReadOnlyMemory(memory_id)
+                self._check_may_change(repo, memory, caller, "archive")
                 self._retire(folder, memory_id, Status.ARCHIVED, reason or "archived", only_active=False)
                 self._reindex_team(ns, folder, [memory_id])
                 result = self._read_team(folder, memory_id)
@@ -467,7 +530,9 @@ class MemoryEngine:
         raise MemoryNotFound(repo, memory_id)
 
     def observe(self, observation: Observation) -> int:
-        """Record a prompt as the session's working memory (branch-scoped) and prune; the number kept."""
+        """Note where a prompt led (the files of its context block) as the session's working memory, then
+        prune; the number of notes the session keeps. The prompt itself is never stored (domain/working.py);
+        the same files make the same note, kept once per user and branch."""
         repo = check_repo(observation.repo, "repo")
         if not observation.session_id.strip():
             raise InvalidField("session_id", "is required")
@@ -476,64 +541,81 @@ class MemoryEngine:
         check_label(observation.user, "user")
         check_label(observation.route, "route")
         hit_paths = check_items(observation.hit_paths[:20], "hit_paths")
-        session = session_slug(observation.session_id)
-        prompt = observation.prompt.strip()[: self._config.max_prompt_chars]
+        owner = user_tag(observation.user)
+        session = session_key(owner, observation.session_id)
+        note = working_note(hit_paths, self._config.working_max_files)
         folder = self._root.folder(repo)
         with folder.lock():
+            first_listing = repo not in self._working
             registry = self._working_registry(repo, folder)  # listed before the write: no double entry
             now = self._clock()
             now_ns = int(now.timestamp() * 1_000_000_000)
             touched: list[str] = []
-            if prompt:
-                memory_id = working_id(session, now_ns)
-                while folder.file_for(memory_id).exists():
-                    now_ns += 1
-                    memory_id = working_id(session, now_ns)
-                fields = MemoryFields(
-                    name=first_line(prompt, 80),
-                    description=f"{observation.route} prompt" if observation.route else "prompt",
-                    type=MemoryType.PROJECT,
-                    memory_class=MemoryClass.WORKING,
-                    scope=Scope.BRANCH,
-                    related_files=hit_paths,
-                    branch=observation.branch,
-                    user=observation.user,
-                    session=observation.session_id,
-                    created=now,
-                )
-                memory = build_memory(fields, memory_id=memory_id, repo=repo, body=prompt, fallback_time=now)
-                if memory.fingerprint not in folder.tombstones():
-                    folder.write(memory_id, render_memory(memory))
-                    touched.append(memory_id)
-            if touched:
-                registry.setdefault(session, []).append(WorkingEntry(touched[0], session, now_ns))
+            if note is not None:
+                written = self._write_working_note(folder, observation, session, note, now, now_ns)
+                if written is not None:
+                    touched.append(written)
+                    registry.setdefault(session, []).append(WorkingEntry(written, session, now_ns))
             listed = self._working_listed.get(repo)
-            if listed is None or (now - listed).total_seconds() > WORKING_RESCAN_SECONDS:
+            if first_listing or listed is None or (now - listed).total_seconds() > WORKING_RESCAN_SECONDS:
                 # Now and then: the whole folder again (files written or deleted by others, idle sessions).
-                registry = self._working_registry(repo, folder, relist=True)
+                if not first_listing:
+                    registry = self._working_registry(repo, folder, relist=True)
                 entries = [e for items in registry.values() for e in items]
-            else:  # every prompt: only this session's entries, so the cost does not grow with the team
-                entries = list(registry.get(session, []))
-            doomed = plan_working_prune(
-                entries,
-                session=session,
-                keep=self._config.working_keep,
-                max_age_ns=int(self._config.working_max_age.total_seconds() * 1_000_000_000),
-                now_ns=now_ns,
-            )
+            else:  # every prompt: only this user's sessions, so the cost does not grow with the team
+                entries = [e for key, items in registry.items() if session_owner(key) == owner for e in items]
+            doomed = plan_working_prune(entries, session=session, limits=self._working_limits, now_ns=now_ns)
             for memory_id in doomed:
                 folder.delete(memory_id)
             touched.extend(doomed)
-            self._forget_pending_use(repo, doomed)
+            self._usage.forget(repo, doomed)
             self._reindex_team(repo, folder, touched)
-            doomed_set = set(doomed)
-            for name in {e.session for e in entries if e.memory_id in doomed_set}:
-                kept = [e for e in registry[name] if e.memory_id not in doomed_set]
-                if kept:
-                    registry[name] = kept
-                else:
-                    del registry[name]
+            self._drop_working(repo, doomed)
             return len(registry.get(session, []))
+
+    def _write_working_note(
+        self,
+        folder: MemoryFolder,
+        observation: Observation,
+        session: str,
+        note: WorkingNote,
+        now: datetime,
+        now_ns: int,
+    ) -> str | None:
+        """Under the folder lock: the note's file, unless this user already has it on this branch (or it
+        was forgotten); its id, or None when nothing was written."""
+        memory_id = working_id(session, now_ns)
+        while folder.file_for(memory_id).exists():
+            now_ns += 1
+            memory_id = working_id(session, now_ns)
+        fields = MemoryFields(
+            name=note.name,
+            description=note.description,
+            type=MemoryType.PROJECT,
+            memory_class=MemoryClass.WORKING,
+            scope=Scope.BRANCH,
+            related_files=note.files,
+            branch=observation.branch,
+            user=observation.user,
+            session=observation.session_id,
+            created=now,
+            extra={"route": observation.route} if observation.route else {},
+        )
+        memory = build_memory(
+            fields, memory_id=memory_id, repo=folder.repo, body=note.body, fallback_time=now
+        )
+        if content_key(memory) in folder.tombstones():
+            return None
+        for found in self._index.with_fingerprint(folder.repo, memory.fingerprint):
+            same = found.memory
+            if (
+                same.memory_class is MemoryClass.WORKING
+                and same.user == observation.user
+                and same.branch == observation.branch
+            ):
+                return None  # the same files are noted already: one note is enough
+        folder.write(memory_id, render_memory(memory))
+        return memory_id
 
     def _drop_working(self, repo: str, memory_ids: list[str]) -> None:
         """Take working memories deleted outside observe (forget, a hand edit) out of the registry."""
@@ -574,9 +656,7 @@ class MemoryEngine:
                 self._claude_dirs.pop(repo, None)
                 prefix = str(folder.path)
                 self._problems = {k: v for k, v in self._problems.items() if not k.startswith(prefix)}
-            with self._usage_lock:
-                self._pending_usage.pop(repo, None)
-                self._pending_last_used.pop(repo, None)
+            self._usage.drop(repo)
             self._working.pop(repo, None)
             self._index.drop_namespace(repo)
         return removed
@@ -624,9 +704,7 @@ class MemoryEngine:
 
     def flush_usage(self) -> None:
         """Merge this engine's recall counts into each namespace's usage file."""
-        with self._usage_lock:
-            namespaces = [ns for ns, counts in self._pending_usage.items() if counts]
-        for ns in namespaces:
+        for ns in self._usage.namespaces():
             folder = self._root.folder(ns)
             with folder.lock():
                 self._flush_namespace_usage(ns, folder)
@@ -657,19 +735,62 @@ class MemoryEngine:
         check_items(draft.related_symbols, "memory.related_symbols")
         check_label(draft.branch, "memory.branch")
         check_label(draft.user, "memory.user")
+        for field_name, value in (
+            ("memory.body", draft.body),
+            ("memory.name", draft.name),
+            ("memory.description", draft.description),
+            ("memory.related_files", " ".join(draft.related_files)),
+            ("memory.related_symbols", " ".join(draft.related_symbols)),
+        ):
+            if (kind := find_secret(value)) is not None:
+                raise InvalidField(
+                    field_name,
+                    f"looks like it holds {kind}; memories are shared as plain text and recalled into "
+                    "prompts, so store where the secret lives (e.g. 'in the vault under payments/'), "
+                    "not the secret",
+                )
         if draft.scope is Scope.BRANCH and not draft.branch:
             raise InvalidField("memory.branch", "is required for a branch-scoped memory")
         if draft.scope is Scope.USER and not draft.user:
             raise InvalidField("memory.user", "is required for a user-scoped memory")
 
     @staticmethod
-    def _may_change(memory: Memory, user: str) -> bool:
-        """Team memories are everyone's; user-scoped ones and a user's working notes are theirs only."""
-        if memory.scope is Scope.USER:
-            return bool(memory.user) and memory.user == user
-        if memory.memory_class is MemoryClass.WORKING and memory.user:
-            return memory.user == user
-        return True
+    def _check_may_change(repo: str, memory: Memory, caller: Caller, action: str) -> None:
+        """Another user's personal memory does not exist for the caller; a team memory they may not change
+        is refused by name (it is visible to them anyway)."""
+        if may_change(memory, caller):
+            return
+        if is_personal(memory):
+            raise MemoryNotFound(repo, memory.id)
+        raise NotAllowed(memory.id, action, "ask an admin, or store a new memory of your own")
+
+    def _check_supersede_target(self, ns: str, folder: MemoryFolder, target: str, caller: Caller) -> None:
+        """A memory may list in `supersedes` only memories its author may change: listing one retires it."""
+        memory, _ = self._read_any(ns, folder, target)
+        if memory is None:
+            found = self._index.get(GLOBAL_REPO, target) if ns != GLOBAL_REPO else None
+            memory = found.memory if found is not None else None
+        if memory is None:
+            return  # nothing to retire (a stale id is harmless: ids are unique and random)
+        try:
+            self._check_may_change(ns, memory, caller, "supersede")
+        except MemoryNotFound:
+            raise InvalidField("memory.supersedes", f"no memory '{target}' in this repo") from None
+
+    def _lift_tombstone(self, folder: MemoryFolder, memory: Memory, caller: Caller) -> bool:
+        """Storing forgotten content again lifts its tombstone (only the one of the same owner: the key
+        includes a personal memory's user). A team tombstone is lifted by an admin or whoever forgot it."""
+        key = content_key(memory)
+        info = folder.tombstone_info(key)
+        if info is None:
+            return False
+        if not is_personal(memory) and not caller.admin and info.get("user") != caller.user:
+            raise InvalidField(
+                "memory.body",
+                "this content was forgotten from the team's memories by someone else; ask an admin to store "
+                "it again",
+            )
+        return folder.remove_tombstone(key)
 
     def _lookup_namespaces(self, repo: str) -> list[str]:
         return [repo, GLOBAL_REPO] if repo else [GLOBAL_REPO]
@@ -723,7 +844,7 @@ class MemoryEngine:
                 memory = read_memory(entry.path, repo=ns, source=source, mtime_ns=entry.mtime_ns)
             except (FrontmatterError, InvalidFileName, UnicodeDecodeError, OSError):
                 continue
-            if memory.fingerprint not in tombstones:
+            if content_key(memory) not in tombstones:
                 memories.append(memory)
         return memories
 
@@ -754,7 +875,7 @@ class MemoryEngine:
             return
         with self._state_lock:
             self._problems.pop(key, None)
-        if memory.fingerprint in tombstones:
+        if content_key(memory) in tombstones or _legacy_working(memory):
             self._index.put(ns, key, entry.mtime_ns, entry.size, None, 0)
             return
         self._index.put(ns, key, entry.mtime_ns, entry.size, memory, count_tokens(context_text(memory)))
@@ -779,14 +900,17 @@ class MemoryEngine:
                     ns, FileEntry(path, stat.st_mtime_ns, stat.st_size), Source.TEAM, tombstones
                 )
 
-    def _apply_tombstone(self, ns: str, fingerprint: str, removed: Path) -> None:
+    def _apply_tombstone(self, ns: str, memory: Memory, key: str, removed: Path) -> None:
+        """Hide, in the index, every copy of the forgotten content that the same owner holds."""
         with self._ns_lock(ns):
-            self._index.set_tombstones(ns, self._index.tombstones(ns) | {fingerprint})
+            self._index.set_tombstones(ns, self._index.tombstones(ns) | {key})
             self._index.remove_files(ns, [str(removed)])
-            for path in self._index.paths_with_fingerprint(ns, fingerprint):
+            for found in self._index.with_fingerprint(ns, memory.fingerprint):
+                if content_key(found.memory) != key:
+                    continue  # another user's copy, or a team copy of personal content: not this tombstone's
                 with contextlib.suppress(FileNotFoundError):
-                    stat = Path(path).stat()
-                    self._index.put(ns, path, stat.st_mtime_ns, stat.st_size, None, 0)
+                    stat = Path(found.path).stat()
+                    self._index.put(ns, found.path, stat.st_mtime_ns, stat.st_size, None, 0)
 
     def _truncate(self, memory: Memory, max_tokens: int) -> tuple[Memory, int] | None:
         head_tokens = count_tokens(context_text(memory.with_changes(body="")))
@@ -797,54 +921,14 @@ class MemoryEngine:
         tokens = count_tokens(context_text(cut))
         return (cut, tokens) if tokens <= max_tokens else None
 
-    def _record_use(self, keys: list[tuple[str, str]]) -> None:
-        """Count uses in memory (a write per recall would cost the hook milliseconds); flushed to the usage
-        file and the index on idle, compaction, rebuild and close."""
-        when = time.time()
-        with self._usage_lock:
-            for ns, memory_id in keys:
-                self._pending_usage.setdefault(ns, Counter())[memory_id] += 1
-                self._pending_last_used.setdefault(ns, {})[memory_id] = when
-
-    def _forget_pending_use(self, ns: str, memory_ids: list[str]) -> None:
-        """Drop unflushed counts of memories that no longer exist (pruned working memory): each prompt makes
-        a new working id, so keeping them would grow without bound under steady traffic."""
-        with self._usage_lock:
-            counts, last_used = self._pending_usage.get(ns), self._pending_last_used.get(ns)
-            for memory_id in memory_ids:
-                if counts is not None:
-                    counts.pop(memory_id, None)
-                if last_used is not None:
-                    last_used.pop(memory_id, None)
-
-    def _with_pending_uses(self, candidates: list[Candidate]) -> list[Candidate]:
-        with self._usage_lock:
-            if not self._pending_usage:
-                return candidates
-            out = []
-            for candidate in candidates:
-                extra = self._pending_usage.get(candidate.memory.repo, Counter()).get(candidate.memory.id, 0)
-                out.append(replace(candidate, use_count=candidate.use_count + extra) if extra else candidate)
-            return out
-
     def _flush_namespace_usage(self, ns: str, folder: MemoryFolder, keep: set[str] | None = None) -> None:
         """Under the folder lock: file counts + our pending counts → file and index."""
-        with self._usage_lock:
-            pending = self._pending_usage.pop(ns, Counter())
-            last_used = self._pending_last_used.pop(ns, {})
+        pending, last_used = self._usage.take(ns)
         if not pending and keep is None:
             return
-        usage = folder.read_usage()
-        for memory_id, count in pending.items():
-            entry = usage.setdefault(memory_id, {"count": 0, "last_used": 0.0})
-            entry["count"] = int(entry.get("count", 0)) + count
-            entry["last_used"] = max(float(entry.get("last_used", 0.0)), last_used.get(memory_id, 0.0))
-        if keep is not None:
-            usage = {k: v for k, v in usage.items() if k in keep}
-        else:  # pruned working memories leave their counts behind; one per prompt, so drop them here
-            usage = {
-                k: v for k, v in usage.items() if parse_working_id(k) is None or folder.file_for(k).exists()
-            }
+        usage = merged_usage(
+            folder.read_usage(), pending, last_used, keep=keep, exists=lambda k: folder.file_for(k).exists()
+        )
         if usage or folder.usage_mtime_ns():
             folder.write_usage(usage)
         self._load_usage(ns, folder, folder.usage_mtime_ns(), usage)
@@ -929,6 +1013,13 @@ class MemoryEngine:
         if gone:  # after the namespace lock: observe takes the folder lock first, then the namespace's
             with self._root.folder(ns).lock():
                 self._drop_working(ns, gone)
+
+
+def _legacy_working(memory: Memory) -> bool:
+    """Working memory observe wrote before it recorded owners: it holds a prompt verbatim, so it is never
+    recalled again (observe deletes it at its next full listing)."""
+    parsed = parse_working_id(memory.id) if memory.memory_class is MemoryClass.WORKING else None
+    return parsed is not None and OWNER_SEPARATOR not in parsed[0]
 
 
 def _problem(path: str, exc: Exception) -> Problem:

@@ -1,5 +1,9 @@
 """MemoryService over grpc.aio: proto ⇄ domain, domain errors → status codes. Nothing else.
 
+Who may call: the gateway only (the suite's service credentials, checked by kit's server interceptor). The
+`user` and `admin` fields of every request are the gateway's authenticated principal, never a client's
+field; the engine decides from them what the caller may see and change (domain/ownership.py).
+
 Engine calls block (file I/O under locks, SQLite), so they run in a bounded thread pool.
 """
 
@@ -16,7 +20,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from kit.engine_calls import EngineCalls
 from reporecall.memory.v1 import memory_pb2, memory_pb2_grpc
 
-from .domain.errors import InvalidField, MemoryNotFound, ReadOnlyMemory
+from .domain.errors import InvalidField, MemoryNotFound, NotAllowed, ReadOnlyMemory
 from .domain.model import Memory, MemoryClass, MemoryType, Scope, Status
 from .engine import MemoryDraft, MemoryEngine, Observation, RecallQuery
 
@@ -109,6 +113,7 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
             {
                 InvalidField: grpc.StatusCode.INVALID_ARGUMENT,
                 MemoryNotFound: grpc.StatusCode.NOT_FOUND,
+                NotAllowed: grpc.StatusCode.PERMISSION_DENIED,
                 ReadOnlyMemory: grpc.StatusCode.FAILED_PRECONDITION,
             },
         )
@@ -128,7 +133,7 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
         if not request.HasField("memory"):
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "memory: is required")
         draft = await self._convert(context, lambda: draft_from_pb(request.memory))
-        memory = await self._calls.run(context, self._engine.store, draft)
+        memory = await self._calls.run(context, self._engine.store, draft, admin=request.admin)
         return memory_pb2.StoreResponse(memory=memory_to_pb(memory))
 
     async def Recall(self, request: memory_pb2.RecallRequest, context: grpc.aio.ServicerContext) -> Any:
@@ -164,7 +169,7 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
 
     async def Forget(self, request: memory_pb2.ForgetRequest, context: grpc.aio.ServicerContext) -> Any:
         forgotten = await self._calls.run(
-            context, self._engine.forget, request.repo, request.id, user=request.user
+            context, self._engine.forget, request.repo, request.id, user=request.user, admin=request.admin
         )
         return memory_pb2.ForgetResponse(forgotten=forgotten)
 
@@ -187,7 +192,9 @@ class MemoryServicer(memory_pb2_grpc.MemoryServiceServicer):
                 f"episode_max_age_days: must be between 0 and {MAX_EPISODE_AGE_DAYS}",
             )
         max_age = timedelta(days=request.episode_max_age_days) if request.episode_max_age_days else None
-        result = await self._calls.run(context, self._engine.compact, request.repo, max_age)
+        result = await self._calls.run(
+            context, self._engine.compact, request.repo, max_age, user=request.user, admin=request.admin
+        )
         return memory_pb2.CompactResponse(superseded=result.superseded, archived=result.archived)
 
     async def Observe(self, request: memory_pb2.ObserveRequest, context: grpc.aio.ServicerContext) -> Any:

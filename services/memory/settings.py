@@ -20,8 +20,9 @@ class MemorySettings(ServiceSettings):
     memory_index_url: str = ""
     # Claude Code's projects folder; each repo's memory is <this>/<sanitized repo path>/memory (read-only).
     claude_projects_dir: Path = Field(default_factory=_default_claude_projects_dir)
-    # Read Claude Code's memory folders (local installs); a team server sets this to false.
-    read_claude_memory: bool = True
+    # Read the server user's own Claude Code memory folders, for repos checked out under their home and
+    # owned by them. Only the local single-user `reporecall up` turns this on; a team server never should.
+    read_claude_memory: bool = False
     # repo name → checkout path, to find each repo's Claude Code memory folder (JSON object in the env).
     claude_repos: dict[str, Path] = Field(default_factory=dict)
     # Recall budget when a request asks for 0 tokens, and the cap on any request (keeps the floor for code).
@@ -30,6 +31,9 @@ class MemorySettings(ServiceSettings):
     # Working memory: observations kept per session, and hours before an idle session's notes expire.
     working_keep: int = Field(default=20, ge=1, le=10_000)
     working_ttl_hours: float = Field(default=72.0, gt=0)
+    # Per user and repo: sessions kept (each new session_id starts one) and working notes kept in all.
+    working_max_sessions_per_user: int = Field(default=20, ge=1, le=10_000)
+    working_max_per_user: int = Field(default=200, ge=1, le=100_000)
     # Watch the memory folders for edits; a full re-scan also runs this often (seconds).
     memory_watch: bool = True
     memory_resync_seconds: float = Field(default=60.0, ge=1.0)

@@ -12,6 +12,20 @@ from services.memory.domain.claude_paths import (
 )
 
 
+def owns_checkout(projects_dir: Path, repo_path: Path) -> bool:
+    """Whether `repo_path` is a checkout of the user whose Claude Code folder `projects_dir` is: a folder
+    owned by the user who owns `projects_dir` (the server user, when it does not exist yet).
+
+    The server user's Claude Code memories are theirs: a repo of another user on the machine (their home,
+    a shared folder they created) must never pull them into its recall."""
+    try:
+        owner = projects_dir.stat().st_uid if projects_dir.exists() else os.getuid()
+        checkout = repo_path.resolve()
+        return checkout.is_dir() and checkout.stat().st_uid == owner
+    except OSError:
+        return False
+
+
 def find_claude_memory_dir(projects_dir: Path, repo_path: Path) -> Path | None:
     """~/.claude/projects/<sanitized repo path>/memory if it exists, else None.
 

@@ -6,10 +6,13 @@ Layout under the memory root:
 global/                 memories visible in every repo
 repos/<quoted repo>/    one folder per repo ('%'-quoted so any repo name is one safe path segment)
   <id>.md               a memory (markdown + YAML frontmatter)
-  .tombstones/<fp>.json fingerprints of forgotten content (one file each: no read-modify-write)
+  .tombstones/<key>.json forgotten content: <fingerprint> (team) or <fingerprint>-u<user tag> (personal)
   .usage.json           recall counts, merged in by every writer
 .locks/<quoted>.lock    advisory locks, outside the folders so deleting a repo never deletes a held lock
 ```
+
+Permissions: memories are personal or team-private, so every folder is created 0700 and every file 0600
+(owner only, whatever the umask); an existing root is tightened to 0700 when opened.
 
 Concurrency: every change to a folder happens under `MemoryFolder.lock()`, which takes a per-folder thread
 lock (shared by every engine in the process) and then an exclusive `flock` on the folder's lock file
@@ -48,6 +51,22 @@ MEMORY_SUFFIX = ".md"
 INDEX_FILE_NAME = "MEMORY.md"  # Claude Code's index of pointers, not a memory
 TOMBSTONE_DIR = ".tombstones"
 USAGE_FILE = ".usage.json"
+DIR_MODE = 0o700
+FILE_MODE = 0o600
+
+
+def make_private_dir(path: Path) -> None:
+    """`path` and any missing parents created owner-only (mkdir's mode only applies to the last part, and
+    the umask narrows it further, so each created folder is chmod-ed)."""
+    missing: list[Path] = []
+    current = path
+    while not current.exists():
+        missing.append(current)
+        current = current.parent
+    for folder in reversed(missing):
+        with contextlib.suppress(FileExistsError):
+            folder.mkdir(mode=DIR_MODE)
+            os.chmod(folder, DIR_MODE)
 
 
 def folder_name(repo: str) -> str:
@@ -63,8 +82,9 @@ def write_atomic(path: Path, text: str) -> None:
     """Replace `path` with `text`: temp file in the same folder, fsync, rename, fsync the folder."""
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
     data = text.encode("utf-8")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE)
     try:
+        os.fchmod(fd, FILE_MODE)  # the umask can only narrow the mode; this pins it
         with os.fdopen(fd, "wb") as handle:
             handle.write(data)
             handle.flush()
@@ -115,8 +135,8 @@ class _FolderLock:
                 if depth or fcntl is None:
                     yield
                     return
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+                make_private_dir(self.path.parent)
+                fd = os.open(self.path, os.O_RDWR | os.O_CREAT, FILE_MODE)
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX)
                     yield
@@ -170,7 +190,7 @@ class MemoryFolder:
             return []
 
     def write(self, memory_id: str, text: str) -> Path:
-        self.path.mkdir(parents=True, exist_ok=True)
+        make_private_dir(self.path)
         path = self.file_for(memory_id)
         write_atomic(path, text)
         return path
@@ -183,7 +203,7 @@ class MemoryFolder:
         _fsync_dir(self.path)
         return True
 
-    # Tombstones: one file per forgotten fingerprint.
+    # Tombstones: one file per forgotten content key (domain/ownership.py: fingerprint, + owner if personal).
     def tombstones(self) -> set[str]:
         folder = self.path / TOMBSTONE_DIR
         try:
@@ -191,14 +211,24 @@ class MemoryFolder:
         except FileNotFoundError:
             return set()
 
-    def add_tombstone(self, fingerprint: str, info: dict[str, Any]) -> None:
+    def add_tombstone(self, key: str, info: dict[str, Any]) -> None:
         folder = self.path / TOMBSTONE_DIR
-        folder.mkdir(parents=True, exist_ok=True)
-        write_atomic(folder / f"{fingerprint}.json", json.dumps(info, sort_keys=True, default=str) + "\n")
+        make_private_dir(folder)
+        write_atomic(folder / f"{key}.json", json.dumps(info, sort_keys=True, default=str) + "\n")
 
-    def remove_tombstone(self, fingerprint: str) -> bool:
+    def tombstone_info(self, key: str) -> dict[str, Any] | None:
+        """What forget recorded with the tombstone (who, when), {} when unreadable, None when there is none."""
         try:
-            os.unlink(self.path / TOMBSTONE_DIR / f"{fingerprint}.json")
+            data = json.loads((self.path / TOMBSTONE_DIR / f"{key}.json").read_text("utf-8"))
+        except FileNotFoundError:
+            return None
+        except (OSError, ValueError):
+            return {}
+        return data if isinstance(data, dict) else {}
+
+    def remove_tombstone(self, key: str) -> bool:
+        try:
+            os.unlink(self.path / TOMBSTONE_DIR / f"{key}.json")
         except FileNotFoundError:
             return False
         return True
@@ -218,7 +248,7 @@ class MemoryFolder:
             return 0
 
     def write_usage(self, usage: dict[str, dict[str, Any]]) -> None:
-        self.path.mkdir(parents=True, exist_ok=True)
+        make_private_dir(self.path)
         write_atomic(self.path / USAGE_FILE, json.dumps(usage, sort_keys=True, indent=0) + "\n")
 
     def remove_all(self) -> int:
@@ -233,7 +263,8 @@ class MemoryRoot:
 
     def __init__(self, root: Path) -> None:
         self.path = root
-        root.mkdir(parents=True, exist_ok=True)
+        make_private_dir(root)
+        os.chmod(root, DIR_MODE)  # a root made by an older version (0755) is tightened
         self._folders: dict[str, MemoryFolder] = {}
         self._guard = threading.Lock()
 

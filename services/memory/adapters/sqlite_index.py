@@ -8,7 +8,9 @@ counts as superseded (that is how read-only Claude Code memories are retired).
 
 from __future__ import annotations
 
+import contextlib
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -16,6 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from services.memory.adapters.memory_folder import FILE_MODE, make_private_dir
 from services.memory.domain.model import Memory, MemoryClass, MemoryType, Scope, Source, Status
 from services.memory.domain.query import memory_index_fields
 from services.memory.domain.ranking import Candidate
@@ -71,7 +74,7 @@ class SqliteMemoryIndex:
 
     def __init__(self, path: Path | str) -> None:
         if str(path) != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
+            _create_private(Path(path))
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=10.0)
         self._lock = threading.RLock()
         self._frequencies: dict[str, tuple[float, int]] = {}
@@ -152,12 +155,12 @@ class SqliteMemoryIndex:
             rows = self._db.execute("SELECT fingerprint FROM tombstones WHERE ns = ?", (ns,)).fetchall()
         return {row[0] for row in rows}
 
-    def set_tombstones(self, ns: str, fingerprints: set[str]) -> None:
+    def set_tombstones(self, ns: str, keys: set[str]) -> None:
         with self._lock, self._transaction():
             self._db.execute("DELETE FROM tombstones WHERE ns = ?", (ns,))
             self._db.executemany(
                 "INSERT INTO tombstones(ns, fingerprint) VALUES (?, ?)",
-                [(ns, fp) for fp in sorted(fingerprints)],
+                [(ns, fp) for fp in sorted(keys)],
             )
 
     # --- queries -------------------------------------------------------------------------------
@@ -172,12 +175,14 @@ class SqliteMemoryIndex:
             return None
         return IndexedMemory(_from_doc(row[0], row[1]), row[2], row[3])
 
-    def paths_with_fingerprint(self, ns: str, fingerprint: str) -> list[str]:
+    def with_fingerprint(self, ns: str, fingerprint: str) -> list[IndexedMemory]:
         with self._lock:
             rows = self._db.execute(
-                "SELECT path FROM memories WHERE ns = ? AND fingerprint = ?", (ns, fingerprint)
+                f"SELECT m.doc, {_EFFECTIVE_STATUS}, m.path, m.tokens FROM memories m "  # noqa: S608
+                "WHERE m.ns = ? AND m.fingerprint = ?",
+                (ns, fingerprint),
             ).fetchall()
-        return [row[0] for row in rows]
+        return [IndexedMemory(_from_doc(doc, eff), path, tokens) for doc, eff, path, tokens in rows]
 
     def _affordable_terms(self, terms: list[str]) -> list[str]:
         """The rarest terms whose matches fit ROW_BUDGET (at least the rarest one): bm25 is computed for every
@@ -288,6 +293,19 @@ class SqliteMemoryIndex:
 
     def _transaction(self) -> _Transaction:
         return _Transaction(self._db)
+
+
+def _create_private(path: Path) -> None:
+    """The database file owner-only before SQLite opens it (its -wal and -shm files take the same mode)."""
+    make_private_dir(path.parent)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, FILE_MODE)
+    try:
+        os.fchmod(fd, FILE_MODE)
+    finally:
+        os.close(fd)
+    for suffix in ("-wal", "-shm"):  # left by an older version with the umask's mode
+        with contextlib.suppress(FileNotFoundError):
+            os.chmod(f"{path}{suffix}", FILE_MODE)
 
 
 class _Transaction:

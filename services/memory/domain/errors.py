@@ -25,6 +25,17 @@ class MemoryNotFound(MemoryServiceError):
         super().__init__(f"no memory '{memory_id}' in repo '{repo or '(global)'}'")
 
 
+class NotAllowed(MemoryServiceError):
+    """The caller sees the memory (a team memory) but may not change it: only its author or an admin may."""
+
+    def __init__(self, memory_id: str, action: str, fix: str = "") -> None:
+        self.memory_id, self.action = memory_id, action
+        super().__init__(
+            f"may not {action} memory '{memory_id}': team memories are changed by their author or an admin"
+            + (f"; {fix}" if fix else "")
+        )
+
+
 class ReadOnlyMemory(MemoryServiceError):
     """The memory comes from a read-only source (Claude Code's own folder)."""
 

@@ -4,7 +4,10 @@ The engine applies a plan by rewriting frontmatter (atomically) under the folder
 every outcome and a rebuilt index reaches the same state.
 
 Compaction:
-- Active memories with the same fingerprint are duplicates (working memory excepted: observe prunes it).
+- Active memories with the same content key are duplicates (working memory excepted: observe prunes it).
+  The key is the fingerprint plus, for personal memories, their owner (domain/ownership.py), so one user's
+  note is never merged with another's or with a team memory; the engine passes only the memories the
+  caller may change.
   One survives, chosen by: pinned, promoted (it supersedes something), writable, class (rule > fact >
   episode), confidence, most recently updated, then id. The others become `superseded` with a reason,
   and the survivor's `supersedes` lists them. Pinned memories are never superseded.
@@ -20,7 +23,9 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
+from services.memory.domain.ids import session_owner
 from services.memory.domain.model import Memory, MemoryClass, Scope, Source, Status
+from services.memory.domain.ownership import content_key
 
 _CLASS_RANK = {MemoryClass.RULE: 3, MemoryClass.FACT: 2, MemoryClass.EPISODE: 1, MemoryClass.WORKING: 0}
 
@@ -62,7 +67,7 @@ def plan_compaction(active: list[Memory], *, now: datetime, episode_max_age: tim
     groups: dict[str, list[Memory]] = defaultdict(list)
     for memory in active:
         if memory.status is Status.ACTIVE and memory.memory_class is not MemoryClass.WORKING:
-            groups[memory.fingerprint].append(memory)
+            groups[content_key(memory)].append(memory)
     changes: list[StatusChange] = []
     supersedes: dict[str, tuple[str, ...]] = {}
     retired: set[str] = set()
@@ -145,18 +150,43 @@ class WorkingEntry:
     written_ns: int
 
 
+@dataclass(frozen=True, slots=True)
+class WorkingLimits:
+    """How much working memory observe keeps: per session, per user (files and sessions), and for how long."""
+
+    keep: int = 20  # newest notes kept per session
+    max_age_ns: int = 72 * 3600 * 1_000_000_000  # sessions idle longer are dropped
+    max_sessions_per_user: int = 20  # a user's newest sessions kept (each new session_id starts one)
+    max_per_user: int = 200  # a user's newest notes kept over all their sessions
+
+
 def plan_working_prune(
-    entries: list[WorkingEntry], *, session: str, keep: int, max_age_ns: int, now_ns: int
+    entries: list[WorkingEntry], *, session: str, limits: WorkingLimits, now_ns: int
 ) -> list[str]:
-    """Ids to delete: all but the newest `keep` of `session`, and every session idle longer than max_age."""
+    """Ids to delete: all but the newest `keep` of `session`; every session idle longer than max_age; and,
+    for the owner of `session`, the sessions past their newest `max_sessions_per_user` and the notes past
+    their newest `max_per_user`. Working memory from before owners were recorded is always dropped (it
+    held prompts verbatim)."""
     by_session: dict[str, list[WorkingEntry]] = defaultdict(list)
     for entry in entries:
         by_session[entry.session].append(entry)
-    doomed: list[str] = []
+    doomed: set[str] = set()
+    owner = session_owner(session)
+    mine: list[tuple[str, list[WorkingEntry]]] = []
     for name, items in by_session.items():
         items.sort(key=lambda e: (e.written_ns, e.memory_id), reverse=True)
-        if now_ns - items[0].written_ns > max_age_ns:
-            doomed.extend(e.memory_id for e in items)
-        elif name == session:
-            doomed.extend(e.memory_id for e in items[keep:])
+        if now_ns - items[0].written_ns > limits.max_age_ns or not session_owner(name):
+            doomed.update(e.memory_id for e in items)
+            continue
+        if name == session:
+            doomed.update(e.memory_id for e in items[limits.keep :])
+            items = items[: limits.keep]
+        if owner and session_owner(name) == owner:
+            mine.append((name, items))
+    mine.sort(key=lambda pair: (pair[0] == session, pair[1][0].written_ns, pair[0]), reverse=True)
+    for _, items in mine[limits.max_sessions_per_user :]:
+        doomed.update(e.memory_id for e in items)
+    kept = [e for _, items in mine[: limits.max_sessions_per_user] for e in items]
+    kept.sort(key=lambda e: (e.session == session, e.written_ns, e.memory_id), reverse=True)
+    doomed.update(e.memory_id for e in kept[limits.max_per_user :])
     return sorted(doomed)

@@ -26,6 +26,7 @@ async def test_bootstrap_opens_the_folders_and_attaches_claude_memory(
     monkeypatch.setenv("REPORECALL_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("REPORECALL_CLAUDE_PROJECTS_DIR", str(claude))
     monkeypatch.setenv("REPORECALL_CLAUDE_REPOS", json.dumps({"shop": str(checkout)}))
+    monkeypatch.setenv("REPORECALL_READ_CLAUDE_MEMORY", "true")  # what `up` sets; off by default
     monkeypatch.setenv("REPORECALL_MEMORY_WATCH", "false")
     settings = MemorySettings()
     assert settings.memory_root() == (tmp_path / "data" / "memory").resolve()

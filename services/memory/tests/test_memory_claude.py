@@ -73,7 +73,7 @@ def test_claude_memories_are_recalled_read_only(
     rule = memories["claude.feedback_testing"]
     assert (rule.source, rule.memory_class) == (Source.CLAUDE, MemoryClass.RULE)
     with pytest.raises(ReadOnlyMemory):
-        engine.store(MemoryDraft(repo=REPO, id="claude.feedback_testing", body="changed"))
+        engine.store(MemoryDraft(repo=REPO, id="claude.feedback_testing", body="changed"), admin=True)
 
 
 def test_forgotten_claude_memory_stays_forgotten_and_its_file_is_untouched(
@@ -83,7 +83,7 @@ def test_forgotten_claude_memory_stays_forgotten_and_its_file_is_untouched(
     before = (folder / "feedback_testing.md").read_text()
     engine = make_engine(claude_projects_dir=projects)
     engine.attach_claude_memory(REPO, repo_path)
-    assert engine.forget(REPO, "claude.feedback_testing")
+    assert engine.forget(REPO, "claude.feedback_testing", admin=True)
     assert (folder / "feedback_testing.md").read_text() == before
     engine.rebuild_index()  # re-import from Claude Code's folder
     assert [m.id for m in engine.list_memories(REPO, include_inactive=True)] == ["claude.project_freeze"]
@@ -99,11 +99,11 @@ def test_promoting_a_claude_memory_supersedes_it_without_writing_its_file(
     before = {p.name: p.read_text() for p in folder.iterdir()}
     engine = make_engine(claude_projects_dir=projects)
     engine.attach_claude_memory(REPO, repo_path)
-    fact = engine.promote(REPO, "claude.project_freeze")
+    fact = engine.promote(REPO, "claude.project_freeze", admin=True)
     assert fact.source is Source.TEAM and fact.supersedes == ("claude.project_freeze",)
     result = engine.recall(RecallQuery(repo=REPO, query="code freeze", record_use=False))
     assert [r.memory.id for r in result.memories] == [fact.id]
-    engine.compact(REPO)
+    engine.compact(REPO, admin=True)
     engine.rebuild_index()
     assert engine.get(REPO, "claude.project_freeze").status is Status.SUPERSEDED
     assert {p.name: p.read_text() for p in folder.iterdir()} == before
@@ -115,8 +115,8 @@ def test_a_team_duplicate_of_a_claude_memory_survives_compaction(
     projects, repo_path, _ = claude_setup
     engine = make_engine(claude_projects_dir=projects)
     engine.attach_claude_memory(REPO, repo_path)
-    team = engine.store(MemoryDraft(repo=REPO, body="Always run the tox suite."))
-    assert engine.compact(REPO).superseded == 1
+    team = engine.store(MemoryDraft(repo=REPO, body="Always run the tox suite."), admin=True)
+    assert engine.compact(REPO, admin=True).superseded == 1
     assert engine.get(REPO, "claude.feedback_testing").status is Status.SUPERSEDED
     assert engine.get(REPO, team.id).supersedes == ("claude.feedback_testing",)
 

@@ -77,36 +77,38 @@ def test_concurrent_store_forget_compact_observe_keep_every_file_whole(
                 roll = rng.random()
                 if roll < 0.45 or not mine:
                     body = f"thread {n} note {op} about module_{op % 7}"
-                    memory = engine.store(MemoryDraft(repo=REPO, body=body, memory_class=MemoryClass.FACT))
+                    memory = engine.store(
+                        MemoryDraft(repo=REPO, body=body, memory_class=MemoryClass.FACT), admin=True
+                    )
                     mine.append(memory.id)
                     with lock:
                         expected[memory.id] = body
                 elif roll < 0.55:
-                    duplicate = engine.store(MemoryDraft(repo=REPO, body=rng.choice(DUPLICATES)))
+                    duplicate = engine.store(MemoryDraft(repo=REPO, body=rng.choice(DUPLICATES)), admin=True)
                     with lock:
                         duplicates.append(duplicate.id)
                 elif roll < 0.6 and duplicates:
                     # read-modify-write of a file that compaction may be rewriting at the same moment
                     with lock:
                         memory_id = rng.choice(duplicates)
-                    engine.archive(REPO, memory_id, reason="archived by the test")
+                    engine.archive(REPO, memory_id, reason="archived by the test", admin=True)
                     with lock:
                         archived.add(memory_id)
                 elif roll < 0.68:
                     memory_id = mine.pop(rng.randrange(len(mine)))
                     fingerprint = engine.get(REPO, memory_id).fingerprint
-                    assert engine.forget(REPO, memory_id)
+                    assert engine.forget(REPO, memory_id, admin=True)
                     with lock:
                         expected.pop(memory_id)
                         forgotten[memory_id] = fingerprint
                 elif roll < 0.78:
                     memory_id = rng.choice(mine)
                     body = f"thread {n} note {memory_id} updated at {op}"
-                    engine.store(MemoryDraft(repo=REPO, id=memory_id, body=body))
+                    engine.store(MemoryDraft(repo=REPO, id=memory_id, body=body), admin=True)
                     with lock:
                         expected[memory_id] = body
                 elif roll < 0.9:
-                    engine.compact(REPO)
+                    engine.compact(REPO, admin=True)
                 else:
                     engine.observe(
                         Observation(repo=REPO, session_id=f"s{n}", prompt=f"prompt {op}", branch="main")
@@ -124,7 +126,7 @@ def test_concurrent_store_forget_compact_observe_keep_every_file_whole(
     assert not errors, errors
     assert child.returncode == 0, err
     expected.update(json.loads((tmp_path / "child.json").read_text()))
-    engines[0].compact(REPO)
+    engines[0].compact(REPO, admin=True)
 
     folder = memory_root / "repos" / REPO
     assert not list(folder.glob(".*.tmp")), "temp files left behind"
@@ -166,7 +168,7 @@ def test_atomic_writes_never_expose_a_partial_file(
     memory_root: Path, make_engine: Callable[..., MemoryEngine]
 ) -> None:
     engine = make_engine()
-    memory = engine.store(MemoryDraft(repo=REPO, body="x" * 20_000))
+    memory = engine.store(MemoryDraft(repo=REPO, body="x" * 20_000), admin=True)
     path = memory_root / "repos" / REPO / f"{memory.id}.md"
     stop = threading.Event()
     seen_bad: list[str] = []
@@ -183,7 +185,7 @@ def test_atomic_writes_never_expose_a_partial_file(
     try:
         for i in range(12):
             body = ("y" if i % 2 else "x") * (20_000 + 10_000 * (i % 2))
-            engine.store(MemoryDraft(repo=REPO, id=memory.id, body=body))
+            engine.store(MemoryDraft(repo=REPO, id=memory.id, body=body), admin=True)
     finally:
         stop.set()
         thread.join()

@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta
 
 from services.memory.domain.budget import BudgetPolicy, memory_budget_for_context, select_within_budget
 from services.memory.domain.ids import new_memory_id, parse_working_id, working_id
-from services.memory.domain.lifecycle import WorkingEntry, plan_compaction, plan_working_prune
+from services.memory.domain.lifecycle import WorkingEntry, WorkingLimits, plan_compaction, plan_working_prune
 from services.memory.domain.model import Memory, MemoryClass, MemoryFields, Source, Status, build_memory
 from services.memory.domain.query import query_terms
 from services.memory.domain.ranking import Candidate, Scored, rank
@@ -111,9 +111,11 @@ def test_compaction_plan_archives_old_unpinned_writable_episodes_only() -> None:
 
 def test_working_prune_keeps_newest_per_session_and_drops_idle_sessions() -> None:
     hour = 3600 * 10**9
-    entries = [WorkingEntry(f"a{i}", "a", i * hour) for i in range(5)]
-    entries += [WorkingEntry("b0", "b", 0)]
-    doomed = plan_working_prune(entries, session="a", keep=2, max_age_ns=3 * hour, now_ns=4 * hour)
+    a, b = "u000000000000--a", "u000000000000--b"
+    entries = [WorkingEntry(f"a{i}", a, i * hour) for i in range(5)]
+    entries += [WorkingEntry("b0", b, 0)]
+    limits = WorkingLimits(keep=2, max_age_ns=3 * hour)
+    doomed = plan_working_prune(entries, session=a, limits=limits, now_ns=4 * hour)
     assert doomed == ["a0", "a1", "a2", "b0"]
 
 

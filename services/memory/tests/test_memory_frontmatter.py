@@ -188,14 +188,14 @@ def test_unknown_frontmatter_keys_survive_a_lifecycle_rewrite(
     path = repo_dir(memory_root, "app") / "note.md"
     path.write_text("---\nname: n\nticket: JIRA-12\n---\nthe cache is warmed at boot\n")
     engine.sync_all()
-    engine.archive("app", "note", reason="outdated")
+    engine.archive("app", "note", reason="outdated", admin=True)
     text = path.read_text()
     assert "ticket: JIRA-12" in text and "status: archived" in text and "reason: outdated" in text
 
 
 def test_store_fills_defaults_and_writes_a_parseable_file(engine: MemoryEngine, memory_root: Path) -> None:
     stored = engine.store(
-        MemoryDraft(repo="app", body="Run `make lint` before pushing.", type=MemoryType.FEEDBACK)
+        MemoryDraft(repo="app", body="Run `make lint` before pushing.", type=MemoryType.FEEDBACK), admin=True
     )
     path = memory_root / "repos" / "app" / f"{stored.id}.md"
     again = parse_memory_text(path.read_text())

@@ -1,4 +1,5 @@
-"""Observe: a session's prompts become branch-scoped working memory, pruned per session, expired when idle."""
+"""Observe: where a session's prompts led becomes branch-scoped working memory, pruned per session, expired
+when idle. (The prompts themselves are never stored: tests/security/test_sec_memory_working.py.)"""
 
 from __future__ import annotations
 
@@ -17,8 +18,10 @@ REPO = "shop"
 
 
 def observe(engine: MemoryEngine, prompt: str, session: str = "s-1", **kwargs: Any) -> int:
+    """One prompt that led to a file named after it (distinct prompts, distinct notes)."""
     kwargs.setdefault("branch", "main")
     kwargs.setdefault("user", "ann")
+    kwargs.setdefault("hit_paths", (f"shop/{prompt.strip().replace(' ', '_')}.py",) if prompt.strip() else ())
     return engine.observe(Observation(repo=REPO, session_id=session, prompt=prompt, **kwargs))
 
 
@@ -36,14 +39,17 @@ def test_observation_is_branch_scoped_working_memory_of_its_user(engine: MemoryE
 
     def found(branch: str, user: str) -> int:
         query = RecallQuery(
-            repo=REPO, query="checkout total drift", branch=branch, user=user, record_use=False
+            repo=REPO, query="why does the checkout drift", branch=branch, user=user, record_use=False
         )
         result = engine.recall(query)
         return len(result.memories)
 
-    assert found(branch="main", user="ann") == 1
-    assert found(branch="dev", user="ann") == 0
-    assert found(branch="main", user="bob") == 0
+    assert found(branch="main", user="ann") == 0  # the prompt's words are not stored
+    query = RecallQuery(repo=REPO, query="shop total", branch="main", user="ann", record_use=False)
+    assert [m.memory.id for m in engine.recall(query).memories] == [memory.id]
+    for branch, user in (("dev", "ann"), ("main", "bob")):
+        other = RecallQuery(repo=REPO, query="shop total", branch=branch, user=user, record_use=False)
+        assert engine.recall(other).memories == []
 
 
 def test_only_the_last_n_observations_of_a_session_are_kept(
@@ -57,7 +63,7 @@ def test_only_the_last_n_observations_of_a_session_are_kept(
     assert kept == [1, 2, 3, 3, 3, 3]
     assert len(working_files(memory_root)) == 3
     bodies = sorted(m.body for m in engine.list_memories(REPO, branch="main", user="ann"))
-    assert bodies == ["prompt number 3", "prompt number 4", "prompt number 5"]
+    assert bodies == [f"- shop/prompt_number_{i}.py" for i in (3, 4, 5)]
     assert observe(engine, "other session", session="s-2") == 1  # sessions are pruned separately
     assert len(working_files(memory_root)) == 4
 
@@ -69,7 +75,9 @@ def test_idle_sessions_expire(
     observe(engine, "old session prompt", session="old")
     clock.advance(days=4)
     observe(engine, "new session prompt", session="new")
-    assert [m.body for m in engine.list_memories(REPO, branch="main", user="ann")] == ["new session prompt"]
+    assert [m.body for m in engine.list_memories(REPO, branch="main", user="ann")] == [
+        "- shop/new_session_prompt.py"
+    ]
     assert len(working_files(memory_root)) == 1
 
 
@@ -115,8 +123,10 @@ def test_a_forgotten_working_memory_no_longer_counts_towards_the_session(
     assert len(working_files(memory_root)) == 2  # nothing real pruned for the forgotten one
 
 
-def test_empty_prompt_writes_nothing_and_session_id_is_required(engine: MemoryEngine) -> None:
+def test_a_prompt_that_led_nowhere_writes_nothing_and_session_id_is_required(engine: MemoryEngine) -> None:
     assert observe(engine, "   ") == 0
+    assert observe(engine, "thanks, that works", hit_paths=()) == 0
+    assert working_files(engine._root.path) == []
     with pytest.raises(InvalidField, match="session_id"):
         observe(engine, "hello", session="")
 

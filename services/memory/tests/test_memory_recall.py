@@ -75,7 +75,7 @@ def test_memories_of_other_repos_are_invisible_but_global_ones_are_everywhere(en
 
 def test_inactive_memories_only_on_request(engine: MemoryEngine) -> None:
     memory = engine.store(MemoryDraft(repo=REPO, body="blue-green deploys via the router"))
-    engine.archive(REPO, memory.id)
+    engine.archive(REPO, memory.id, admin=True)
     assert ids(engine, "blue green deploys") == []
     assert ids(engine, "blue green deploys", include_inactive=True) == [memory.id]
 

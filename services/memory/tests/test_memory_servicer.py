@@ -60,8 +60,8 @@ async def test_store_recall_list_forget_round_trip(stub: memory_pb2_grpc.MemoryS
     listed = await stub.List(pb.ListRequest(repo=REPO))
     assert [m.id for m in listed.memories] == [stored.id]
 
-    assert (await stub.Forget(pb.ForgetRequest(repo=REPO, id=stored.id))).forgotten
-    assert not (await stub.Forget(pb.ForgetRequest(repo=REPO, id=stored.id))).forgotten
+    assert (await stub.Forget(pb.ForgetRequest(repo=REPO, id=stored.id, admin=True))).forgotten
+    assert not (await stub.Forget(pb.ForgetRequest(repo=REPO, id=stored.id, admin=True))).forgotten
     assert list((await stub.List(pb.ListRequest(repo=REPO, include_inactive=True))).memories) == []
 
 
@@ -130,7 +130,7 @@ async def test_branch_scope_observe_and_compact(stub: memory_pb2_grpc.MemoryServ
 
     for _ in range(2):
         await stub.Store(pb.StoreRequest(memory=new_memory("Prices are stored in cents")))
-    compacted = await stub.Compact(pb.CompactRequest(repo=REPO))
+    compacted = await stub.Compact(pb.CompactRequest(repo=REPO, admin=True))
     assert (compacted.superseded, compacted.archived) == (1, 0)
 
     deleted = await stub.DeleteRepo(pb.DeleteRepoRequest(repo=REPO))

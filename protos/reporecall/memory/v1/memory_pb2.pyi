@@ -106,10 +106,12 @@ class Memory(_message.Message):
     def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., description: _Optional[str] = ..., type: _Optional[_Union[MemoryType, str]] = ..., scope: _Optional[_Union[MemoryScope, str]] = ..., status: _Optional[_Union[MemoryStatus, str]] = ..., pinned: _Optional[bool] = ..., confidence: _Optional[float] = ..., fingerprint: _Optional[str] = ..., supersedes: _Optional[_Iterable[str]] = ..., reason: _Optional[str] = ..., related_files: _Optional[_Iterable[str]] = ..., related_symbols: _Optional[_Iterable[str]] = ..., body: _Optional[str] = ..., branch: _Optional[str] = ..., user: _Optional[str] = ..., source: _Optional[str] = ..., created: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., repo: _Optional[str] = ..., **kwargs) -> None: ...
 
 class StoreRequest(_message.Message):
-    __slots__ = ("memory",)
+    __slots__ = ("memory", "admin")
     MEMORY_FIELD_NUMBER: _ClassVar[int]
+    ADMIN_FIELD_NUMBER: _ClassVar[int]
     memory: Memory
-    def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ...) -> None: ...
+    admin: bool
+    def __init__(self, memory: _Optional[_Union[Memory, _Mapping]] = ..., admin: _Optional[bool] = ...) -> None: ...
 
 class StoreResponse(_message.Message):
     __slots__ = ("memory",)
@@ -158,14 +160,16 @@ class RecallResponse(_message.Message):
     def __init__(self, memories: _Optional[_Iterable[_Union[RecalledMemory, _Mapping]]] = ..., tokens: _Optional[int] = ...) -> None: ...
 
 class ForgetRequest(_message.Message):
-    __slots__ = ("repo", "id", "user")
+    __slots__ = ("repo", "id", "user", "admin")
     REPO_FIELD_NUMBER: _ClassVar[int]
     ID_FIELD_NUMBER: _ClassVar[int]
     USER_FIELD_NUMBER: _ClassVar[int]
+    ADMIN_FIELD_NUMBER: _ClassVar[int]
     repo: str
     id: str
     user: str
-    def __init__(self, repo: _Optional[str] = ..., id: _Optional[str] = ..., user: _Optional[str] = ...) -> None: ...
+    admin: bool
+    def __init__(self, repo: _Optional[str] = ..., id: _Optional[str] = ..., user: _Optional[str] = ..., admin: _Optional[bool] = ...) -> None: ...
 
 class ForgetResponse(_message.Message):
     __slots__ = ("forgotten",)
@@ -194,12 +198,16 @@ class ListResponse(_message.Message):
     def __init__(self, memories: _Optional[_Iterable[_Union[Memory, _Mapping]]] = ...) -> None: ...
 
 class CompactRequest(_message.Message):
-    __slots__ = ("repo", "episode_max_age_days")
+    __slots__ = ("repo", "episode_max_age_days", "user", "admin")
     REPO_FIELD_NUMBER: _ClassVar[int]
     EPISODE_MAX_AGE_DAYS_FIELD_NUMBER: _ClassVar[int]
+    USER_FIELD_NUMBER: _ClassVar[int]
+    ADMIN_FIELD_NUMBER: _ClassVar[int]
     repo: str
     episode_max_age_days: int
-    def __init__(self, repo: _Optional[str] = ..., episode_max_age_days: _Optional[int] = ...) -> None: ...
+    user: str
+    admin: bool
+    def __init__(self, repo: _Optional[str] = ..., episode_max_age_days: _Optional[int] = ..., user: _Optional[str] = ..., admin: _Optional[bool] = ...) -> None: ...
 
 class CompactResponse(_message.Message):
     __slots__ = ("superseded", "archived")
