@@ -53,6 +53,11 @@ BUILTIN_NAMES = frozenset(name for name in dir(builtins) if not name.startswith(
      "TypeError", "RangeError", "Date", "RegExp", "Map", "Set", "WeakMap", "JSON", "Math", "queueMicrotask",
      "structuredClone", "fetch", "console"}
 )  # fmt: skip
+# Files of languages where a method is reached only through a receiver (`self.f()`, `this.f()`): there a
+# bare `f()` inside a class never means the class's own method `f` (Java/C#/C++/Ruby allow that).
+EXPLICIT_RECEIVER_SUFFIXES = (
+    ".py", ".pyi", ".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx", ".rs", ".go", ".php", ".lua",
+)  # fmt: skip
 _IDENTIFIER = re.compile(r"[^\W\d][\w$]*|\$[\w$]*")
 _SEGMENT = re.compile(r"[^/\\.:]+$")
 
@@ -261,6 +266,8 @@ class CallResolver:
                 return EXTERNAL  # `next()` is the builtin unless this file defines or imports a function
             if scope and scope not in (caller.qualified_name, *enclosing_scopes(caller.qualified_name)):
                 return _unsure((d,))  # a bare call does not reach another class's method
+            if d.kind is ChunkKind.METHOD and caller.path.endswith(EXPLICIT_RECEIVER_SUFFIXES):
+                return _unsure((d,))  # nor, in Python or JavaScript, its own class's
         if d.path == caller.path:
             return _decide((d,), Resolution.SAME_FILE)
         if d.path in file_imports.exposing(d.name, root):
@@ -299,6 +306,8 @@ class CallResolver:
                 return _unsure(index.nested or index.all)  # an unknown receiver: no type, no edge
         else:
             shaped = [*index.top_level, *(d for scope in lexical for d in index.by_scope.get(scope, ()))]
+            if caller.path.endswith(EXPLICIT_RECEIVER_SUFFIXES):
+                shaped = [d for d in shaped if d.kind is not ChunkKind.METHOD]
             if not shaped:
                 return _unsure(index.all)  # only methods elsewhere: a bare call does not reach them
             if index.all[0].name in BUILTIN_NAMES:

@@ -193,3 +193,21 @@ def test_self_and_class_qualified_calls_resolve_within_that_class():
     # a self call the caller's class does not define (inherited?) is never attached to a stranger's method
     lone = sym("b.py", "Adapter.close")
     assert resolve(caller, "close", "self", [caller, lone]) == (Resolution.AMBIGUOUS, ["b.py#Adapter.close"])
+
+
+def test_a_bare_call_in_a_python_method_does_not_reach_its_own_class_method_but_does_in_java():
+    caller = sym("core.py", "Command.main_completion")
+    own = sym("core.py", "Command.shell_complete")
+    function = sym("shell_completion.py", "shell_complete")
+    # click: `shell_complete(...)` (imported inside the method) is the module function, not Command's
+    assert resolve(caller, "shell_complete", "", [caller, own, function]) == (
+        Resolution.GLOBAL_UNIQUE,
+        ["shell_completion.py#shell_complete"],
+    )
+    assert resolve(caller, "shell_complete", "", [caller, own])[0] is Resolution.AMBIGUOUS
+    java_caller = sym("Cmd.java", "Cmd.main")
+    java_own = sym("Cmd.java", "Cmd.complete")
+    assert resolve(java_caller, "complete", "", [java_caller, java_own]) == (
+        Resolution.SAME_FILE,
+        ["Cmd.java#Cmd.complete"],
+    )
