@@ -3,7 +3,7 @@ tuned the resolver on, judged by reading the code.
 
 `python -m bench edges sample [--per-corpus N] [--seed S]` fetches the pinned sdists below (pip, sha256
 checked), parses them with the indexer's parser, resolves their calls with the graph's resolver (the
-same domain code both graph backends use) and writes `sets/edges.yaml`: per sampled edge the caller,
+same domain code both graph backends use) and writes `sets/edges/sample.yaml`: per sampled edge the caller,
 the call's source line, the callee it was resolved to and an empty `verdict`. Verdicts already in the
 file are kept for edges drawn again. A person then sets each verdict to `right` or `wrong` by reading
 the code. `python -m bench edges score` prints precision per corpus and overall, and the resolved /
@@ -49,7 +49,7 @@ EDGE_CORPORA = (
         root="click-8.1.7",
     ),
 )
-EDGES_FILE = BENCH / "sets" / "edges.yaml"
+EDGES_FILE = BENCH / "sets" / "edges" / "sample.yaml"  # a subfolder: not a prompt set
 TARGET = 0.95
 
 
