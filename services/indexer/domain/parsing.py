@@ -22,14 +22,20 @@ e.g. the shared `_ecmascript.scm`). This module is generic over that vocabulary:
                              @embed.language or `(#set! embed.language "…")`, in the same line numbering
     @_anything               helper captures for predicates (#eq?, #match?), otherwise ignored
 
-Chunks: each definition (methods with their class as parent and `Class.method` as qualified name;
-definitions nested inside functions are part of that function's chunk; declarations without a body,
-such as interface method signatures, belong to their container's chunk); classes longer than
-`LARGE_CLASS_LINES` become an outline (header, fields, member signatures) beside their method
-chunks, smaller ones keep their full text; lines outside definitions become MODULE chunks unless
+Chunks: each named definition (methods with their class as parent and `Class.method` as qualified
+name; functions nested in functions as `outer.inner`, so a closure, a route handler or a factory's
+returned function is found by its name; declarations without a body such as interface members, trait
+methods and `declare function` are chunks too). Adjacent same-named callables of one container where
+the first is a declaration or decorated (TypeScript overload signatures, Python `@overload` stubs, a
+property's getter and setter) make one chunk. Classes and functions longer than `LARGE_CLASS_LINES`
+become an outline (header, fields, member signatures) beside their members' chunks, smaller ones keep
+their full text. A definition whose name is empty, multi-line or longer than `MAX_NAME_CHARS` (minified
+code) is dropped on its own with a warning, its lines left to module text: one bad definition never
+costs the rest of the file. Lines outside definitions become MODULE chunks unless
 trivial (blank, comments, imports, @skip, fewer than `MIN_MODULE_LINES` code lines and no call); a
 file without definitions becomes FILE chunks (CSS, TOML, Markdown, JSON, YAML, SQL, text …). Long
-module/file regions are split into pieces of at most `MAX_PIECE_LINES` lines, preferably at sections
+module regions are split into pieces of at most `MAX_MODULE_PIECE_LINES` lines and file regions of at
+most `MAX_PIECE_LINES`, preferably at sections
 or top-level statements, else after a blank line. A chunk's content is its whole lines, starting at
 the definition's leading comment/decorator/attribute block. FILE and MODULE chunks are named after
 the file (name = base name, qualified name = path); their ordinal tells the pieces apart.
