@@ -35,6 +35,21 @@
     right: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]))
   (#eq? @_prototype "prototype")) @definition.method
 
+; Foo.prototype = { bar () {}, baz: function () {} }: methods of Foo
+((expression_statement
+  (assignment_expression
+    left: (member_expression object: (identifier) @parent property: (property_identifier) @_prototype)
+    right: (object (method_definition name: (_) @name) @definition.method)))
+  (#eq? @_prototype "prototype"))
+((expression_statement
+  (assignment_expression
+    left: (member_expression object: (identifier) @parent property: (property_identifier) @_prototype)
+    right: (object
+      (pair
+        key: [(property_identifier) (string)] @name
+        value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]) @definition.method)))
+  (#eq? @_prototype "prototype"))
+
 ; chained assignment: res.contentType = res.type = function contentType () {}
 (expression_statement
   (assignment_expression

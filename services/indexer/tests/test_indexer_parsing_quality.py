@@ -257,3 +257,21 @@ def test_a_minified_file_with_an_unnamed_definition_keeps_every_other_definition
     assert any("without a usable name" in warning for warning in parsed.warnings)
     caller_ids = {c.id for c in parsed.chunks}
     assert all(site.caller_id in caller_ids and site.callee_name for site in parsed.call_sites)
+
+
+def test_object_literal_assigned_to_a_prototype_gives_methods_of_that_constructor() -> None:
+    chunks = chunks_of(
+        "lib/foo.js",
+        """
+        Foo.prototype = {
+          bar () {
+            return 1
+          },
+          baz: function () {
+            return 2
+          }
+        }
+        """,
+    )
+    assert span(chunks["Foo.bar"]) == (K.METHOD, 2, 4) and chunks["Foo.bar"].parent == "Foo"
+    assert span(chunks["Foo.baz"]) == (K.METHOD, 5, 7)
