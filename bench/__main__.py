@@ -23,6 +23,16 @@ def main(argv: list[str] | None = None) -> int:
     hook.add_argument(
         "--profile", type=Path, help="py-spy every process in the largest run, into this folder"
     )
+    ctags = commands.add_parser("ctags", help="definition recall of the chunks against Universal Ctags")
+    ctags.add_argument("--corpus", action="append", help="only these corpora (repeatable)")
+    ctags.add_argument("--misses", type=int, default=0, help="list this many misses per corpus and language")
+    ctags.add_argument("--out", type=Path, help="also write <date>-ctags.md into this folder")
+    edges = commands.add_parser(
+        "edges", help="call-edge precision: sample resolved edges, score the judged file"
+    )
+    edges.add_argument("action", choices=["sample", "score"])
+    edges.add_argument("--per-corpus", type=int, default=60, help="edges drawn per library")
+    edges.add_argument("--seed", type=int, default=17)
     commands.add_parser("fetch", help="download, verify and unpack the pinned corpora")
     commands.add_parser("check", help="validate every set against its corpus")
     report = commands.add_parser("report", help="re-render the markdown summary of a results JSON")
@@ -35,6 +45,17 @@ def main(argv: list[str] | None = None) -> int:
         for corpus in load_corpora().values():
             print(f"{corpus.name}: {fetch(corpus)}")
         return 0
+    if args.command == "ctags":
+        from bench.ctags import run as run_ctags
+
+        return run_ctags(args.corpus, args.misses, args.out)
+    if args.command == "edges":
+        from bench.edges import sample, score
+
+        if args.action == "sample":
+            sample(args.per_corpus, args.seed)
+            return 0
+        return score()
     if args.command == "report":
         import json
 

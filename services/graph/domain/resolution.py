@@ -6,12 +6,17 @@ order (the first tier that yields candidates decides):
 
 1. A receiver bound by an *external* import (`os.path.join` after `import os`) is EXTERNAL, even when the
    repository happens to define a `join` too.
-2. `self.save()` / `this.save()` prefers a `save` defined in the caller's own class (same file).
+2. `self.save()` / `this.save()` resolves to a `save` defined in the caller's own class (same file);
+   any other `save` (an inherited one, or a stranger's) stays AMBIGUOUS.
 3. A receiver bound by an internal import (`util.parse()` after `import util`) prefers the top-level
    definitions of the imported file.
 4. The call shape filters candidates: a bare call `save()` reaches top-level definitions and those in
-   the caller's enclosing scopes; `x.save()` reaches methods (defined inside something). When the shape
-   leaves nothing (inherited methods, aliases the parser could not see) every definition stays.
+   the caller's enclosing scopes, never a method elsewhere; `Store.save()` (a receiver named like the
+   definition's class or scope) reaches that class's methods. A call on any other receiver
+   (`kwargs.get()`, `data.items()`, `self.repo.save()`: no type information) is never resolved: its
+   candidates stay AMBIGUOUS, even when there is only one. So does a bare call the shape leaves nothing
+   for. A bare call to a runtime builtin (`next()`, `len()`, `require()`) is EXTERNAL unless the caller's
+   file defines or imports that name.
 5. Then: same file → files the caller's file imports (honouring imported names) → the whole repository.
    Non-test callers ignore definitions in test files when a non-test one exists.
 
@@ -24,6 +29,7 @@ raw call sites) rather than stored: a replace or delete of any file is reflected
 
 from __future__ import annotations
 
+import builtins
 import functools
 import re
 from collections import defaultdict
@@ -39,6 +45,19 @@ SELF_RECEIVERS = frozenset({"self", "this", "cls", "Self", "static", "@"})
 # A name with more definitions than this (`get`, `__init__`, `run`) says nothing about which one is meant:
 # such a call is kept as one ambiguous edge without a callee rather than an edge to each candidate.
 MAX_CANDIDATES = 16
+# Names the language runtimes provide (Python builtins, JavaScript globals): a bare call to one reaches a
+# repository definition only when that file defines or imports it, never a same-named method or a far file.
+BUILTIN_NAMES = frozenset(name for name in dir(builtins) if not name.startswith("_")) | frozenset(
+    {"require", "setTimeout", "setInterval", "setImmediate", "clearTimeout", "clearInterval", "parseInt",
+     "parseFloat", "isNaN", "String", "Number", "Boolean", "Array", "Object", "Promise", "Symbol", "Error",
+     "TypeError", "RangeError", "Date", "RegExp", "Map", "Set", "WeakMap", "JSON", "Math", "queueMicrotask",
+     "structuredClone", "fetch", "console"}
+)  # fmt: skip
+# Files of languages where a method is reached only through a receiver (`self.f()`, `this.f()`): there a
+# bare `f()` inside a class never means the class's own method `f` (Java/C#/C++/Ruby allow that).
+EXPLICIT_RECEIVER_SUFFIXES = (
+    ".py", ".pyi", ".js", ".mjs", ".cjs", ".jsx", ".ts", ".mts", ".cts", ".tsx", ".rs", ".go", ".php", ".lua",
+)  # fmt: skip
 _IDENTIFIER = re.compile(r"[^\W\d][\w$]*|\$[\w$]*")
 _SEGMENT = re.compile(r"[^/\\.:]+$")
 
@@ -57,6 +76,21 @@ class Resolved(NamedTuple):
 
 
 EXTERNAL = Resolved((), Resolution.EXTERNAL, 0, ("",))
+
+
+def _unsure(candidates: Sequence[Symbol]) -> Resolved:
+    """Candidates a call may reach without any of them being known: AMBIGUOUS, however few."""
+    unique = tuple(sorted({d.id: d for d in candidates}.values(), key=lambda d: (d.path, d.start_line, d.id)))
+    if not unique:
+        return EXTERNAL
+    if len(unique) > MAX_CANDIDATES:
+        return Resolved((), Resolution.AMBIGUOUS, len(unique), ("",))
+    return Resolved(unique, Resolution.AMBIGUOUS, len(unique), tuple(d.id for d in unique))
+
+
+def _scope_tail(d: Symbol) -> str:
+    """`pkg.Session.get` → `Session`: the class or scope name a qualified call would use."""
+    return scope_of(d.qualified_name).rpartition(".")[2]
 
 
 def scope_of(qualified_name: str) -> str:
@@ -180,12 +214,12 @@ class CallResolver:
         self._names = {name: _NameIndex(defs) for name, defs in grouped.items() if len(defs) > 1}
         self._imports = {path: _FileImports(imps) for path, imps in imports_by_path.items()}
         self._memo: dict[tuple[str, str, str, str, bool], Resolved] = {}
-        self._single_memo: dict[tuple[str, str, str], Resolved] = {}
+        self._single_memo: dict[tuple[str, str, str, str], Resolved] = {}
 
     def resolve(self, site: CallSite, caller: Symbol) -> Resolved:
         single = self._single.get(site.callee_name)
         if single is not None:
-            key1 = (caller.path, site.callee_name, site.receiver)
+            key1 = (caller.qualified_name, caller.path, site.callee_name, site.receiver)
             found = self._single_memo.get(key1)
             if found is None:
                 found = self._single_memo[key1] = self._resolve_single(single, site.receiver.strip(), caller)
@@ -209,13 +243,31 @@ class CallResolver:
     def _resolve_single(self, d: Symbol, receiver: str, caller: Symbol) -> Resolved:
         """The rules below, for a name with one definition: only the label can differ (or it is external)."""
         file_imports = self._imports.get(caller.path, _NO_IMPORTS)
-        root = receiver_parts(receiver)[0] if receiver else ""
+        root, last = receiver_parts(receiver) if receiver else ("", "")
+        scope = scope_of(d.qualified_name)
         if receiver and receiver not in SELF_RECEIVERS:
             internal = file_imports.internal_bindings.get(root)
             if root in file_imports.external_bindings and not internal:
                 return EXTERNAL
             if internal and d.path in internal:
                 return _decide((d,), Resolution.IMPORTED)
+            if root == "super":
+                if not scope or scope in enclosing_scopes(caller.qualified_name):
+                    return _unsure((d,))
+            elif not scope or _scope_tail(d) != last:
+                return _unsure((d,))  # `kwargs.get()` is not `Session.get`: no type, no edge
+        elif receiver:
+            if d.path != caller.path or scope not in enclosing_scopes(caller.qualified_name):
+                return _unsure((d,))  # not the caller's own class: inherited or a stranger's
+        else:
+            if d.name in BUILTIN_NAMES and (
+                scope or (d.path != caller.path and d.path not in file_imports.exposing(d.name, ""))
+            ):
+                return EXTERNAL  # `next()` is the builtin unless this file defines or imports a function
+            if scope and scope not in (caller.qualified_name, *enclosing_scopes(caller.qualified_name)):
+                return _unsure((d,))  # a bare call does not reach another class's method
+            if d.kind is ChunkKind.METHOD and caller.path.endswith(EXPLICIT_RECEIVER_SUFFIXES):
+                return _unsure((d,))  # nor, in Python or JavaScript, its own class's
         if d.path == caller.path:
             return _decide((d,), Resolution.SAME_FILE)
         if d.path in file_imports.exposing(d.name, root):
@@ -240,20 +292,29 @@ class CallResolver:
                     return _decide(qualified or module_level, Resolution.IMPORTED)
 
         shaped: Sequence[Symbol]
-        if root == "super":  # the parent's method: any method of that name outside the caller's class
-            shaped = [d for d in index.nested if scope_of(d.qualified_name) not in scopes]
-        elif is_self:
+        if root == "super":  # the parent's method: some method of that name outside the caller's class
+            return _unsure([d for d in index.nested if scope_of(d.qualified_name) not in scopes])
+        if is_self:
             for scope in scopes:
                 own = [d for d in index.by_scope.get(scope, ()) if d.path == caller.path]
                 if own:
                     return _decide(own, Resolution.SAME_FILE)
-            shaped = index.nested
-        elif receiver:
-            shaped = index.by_scope_tail.get(last) or index.nested
+            return _unsure(index.nested)  # inherited or mixed in: not known without the class's bases
+        if receiver:
+            shaped = index.by_scope_tail.get(last, [])
+            if not shaped:
+                return _unsure(index.nested or index.all)  # an unknown receiver: no type, no edge
         else:
             shaped = [*index.top_level, *(d for scope in lexical for d in index.by_scope.get(scope, ()))]
-        if not shaped:
-            shaped = index.all
+            if caller.path.endswith(EXPLICIT_RECEIVER_SUFFIXES):
+                shaped = [d for d in shaped if d.kind is not ChunkKind.METHOD]
+            if not shaped:
+                return _unsure(index.all)  # only methods elsewhere: a bare call does not reach them
+            if index.all[0].name in BUILTIN_NAMES:
+                reachable = file_imports.exposing(index.all[0].name, "") | {caller.path}
+                shaped = [d for d in index.top_level if d.path in reachable]
+                if not shaped:
+                    return EXTERNAL
 
         local = [d for d in shaped if d.path == caller.path]
         if local:

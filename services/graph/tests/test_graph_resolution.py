@@ -70,8 +70,9 @@ def test_method_call_on_an_object_does_not_reach_a_top_level_function_of_the_sam
     caller = sym("a.py", "f")
     top = sym("a.py", "save")
     method = sym("repo.py", "Repo.save")
+    # `self.repo` has no known type: the method is a candidate, never a resolved edge
     assert resolve(caller, "save", "self.repo", [caller, top, method]) == (
-        Resolution.GLOBAL_UNIQUE,
+        Resolution.AMBIGUOUS,
         ["repo.py#Repo.save"],
     )
 
@@ -125,10 +126,11 @@ def test_edges_aggregate_call_sites_and_keep_the_first_line():
     ]
 
 
-def test_super_call_reaches_a_parent_method_not_the_callers_own():
+def test_super_call_never_resolves_to_the_callers_own_method_and_stays_ambiguous():
     caller = sym("a.py", "Child.save")
     parent = sym("a.py", "Base.save")
-    assert resolve(caller, "save", "super()", [caller, parent]) == (Resolution.SAME_FILE, ["a.py#Base.save"])
+    # without the class's bases the parent is a guess: a candidate, not a fact
+    assert resolve(caller, "save", "super()", [caller, parent]) == (Resolution.AMBIGUOUS, ["a.py#Base.save"])
 
 
 def test_a_name_with_too_many_definitions_is_one_ambiguous_edge_without_callee():
@@ -140,4 +142,72 @@ def test_a_name_with_too_many_definitions_is_one_ambiguous_edge_without_callee()
         "",
         Resolution.AMBIGUOUS,
         MAX_CANDIDATES + 1,
+    )
+
+
+# --- call-edge precision (issue 17): false facts from the call graph ---------------------------------
+
+
+def test_a_call_on_an_unknown_receiver_never_resolves_to_a_same_file_method_of_that_name():
+    caller = sym("sessions.py", "Session.request")
+    get = sym("sessions.py", "Session.get")
+    for receiver in ("kwargs", "data", "x", "self.adapter"):
+        assert resolve(caller, "get", receiver, [caller, get]) == (
+            Resolution.AMBIGUOUS,
+            ["sessions.py#Session.get"],
+        )
+
+
+def test_a_builtin_called_bare_is_external_not_a_user_method_or_a_far_function():
+    caller = sym("models.py", "Response.iter_content")
+    method = sym("models.py", "Response.next")
+    far = sym("compat.py", "next")
+    assert resolve(caller, "next", "", [caller, method]) == (Resolution.EXTERNAL, [])
+    assert resolve(caller, "next", "", [caller, method, far]) == (Resolution.EXTERNAL, [])
+    local = sym("models.py", "next")
+    assert resolve(caller, "next", "", [caller, method, local]) == (Resolution.SAME_FILE, ["models.py#next"])
+
+
+def test_a_bare_call_resolves_to_functions_not_to_methods_of_other_classes():
+    caller = sym("a.py", "helper")
+    method = sym("a.py", "Other.run")
+    assert resolve(caller, "run", "", [caller, method]) == (Resolution.AMBIGUOUS, ["a.py#Other.run"])
+    function = sym("b.py", "run")
+    two_methods = [caller, method, sym("c.py", "Third.run"), function]
+    assert resolve(caller, "run", "", two_methods) == (Resolution.GLOBAL_UNIQUE, ["b.py#run"])
+
+
+def test_self_and_class_qualified_calls_resolve_within_that_class():
+    caller = sym("a.py", "Session.send")
+    own = sym("a.py", "Session.merge")
+    other = sym("b.py", "Adapter.merge")
+    assert resolve(caller, "merge", "self", [caller, own, other]) == (
+        Resolution.SAME_FILE,
+        ["a.py#Session.merge"],
+    )
+    assert resolve(caller, "merge", "cls", [caller, own]) == (Resolution.SAME_FILE, ["a.py#Session.merge"])
+    assert resolve(caller, "merge", "Adapter", [caller, own, other]) == (
+        Resolution.GLOBAL_UNIQUE,
+        ["b.py#Adapter.merge"],
+    )
+    # a self call the caller's class does not define (inherited?) is never attached to a stranger's method
+    lone = sym("b.py", "Adapter.close")
+    assert resolve(caller, "close", "self", [caller, lone]) == (Resolution.AMBIGUOUS, ["b.py#Adapter.close"])
+
+
+def test_a_bare_call_in_a_python_method_does_not_reach_its_own_class_method_but_does_in_java():
+    caller = sym("core.py", "Command.main_completion")
+    own = sym("core.py", "Command.shell_complete")
+    function = sym("shell_completion.py", "shell_complete")
+    # click: `shell_complete(...)` (imported inside the method) is the module function, not Command's
+    assert resolve(caller, "shell_complete", "", [caller, own, function]) == (
+        Resolution.GLOBAL_UNIQUE,
+        ["shell_completion.py#shell_complete"],
+    )
+    assert resolve(caller, "shell_complete", "", [caller, own])[0] is Resolution.AMBIGUOUS
+    java_caller = sym("Cmd.java", "Cmd.main")
+    java_own = sym("Cmd.java", "Cmd.complete")
+    assert resolve(java_caller, "complete", "", [java_caller, java_own]) == (
+        Resolution.SAME_FILE,
+        ["Cmd.java#Cmd.complete"],
     )

@@ -22,14 +22,20 @@ e.g. the shared `_ecmascript.scm`). This module is generic over that vocabulary:
                              @embed.language or `(#set! embed.language "…")`, in the same line numbering
     @_anything               helper captures for predicates (#eq?, #match?), otherwise ignored
 
-Chunks: each definition (methods with their class as parent and `Class.method` as qualified name;
-definitions nested inside functions are part of that function's chunk; declarations without a body,
-such as interface method signatures, belong to their container's chunk); classes longer than
-`LARGE_CLASS_LINES` become an outline (header, fields, member signatures) beside their method
-chunks, smaller ones keep their full text; lines outside definitions become MODULE chunks unless
+Chunks: each named definition (methods with their class as parent and `Class.method` as qualified
+name; functions nested in functions as `outer.inner`, so a closure, a route handler or a factory's
+returned function is found by its name; declarations without a body such as interface members, trait
+methods and `declare function` are chunks too). Adjacent same-named callables of one container where
+the first is a declaration or decorated (TypeScript overload signatures, Python `@overload` stubs, a
+property's getter and setter) make one chunk. Classes and functions longer than `LARGE_CLASS_LINES`
+become an outline (header, fields, member signatures) beside their members' chunks, smaller ones keep
+their full text. A definition whose name is empty, multi-line or longer than `MAX_NAME_CHARS` (minified
+code) is dropped on its own with a warning, its lines left to module text: one bad definition never
+costs the rest of the file. Lines outside definitions become MODULE chunks unless
 trivial (blank, comments, imports, @skip, fewer than `MIN_MODULE_LINES` code lines and no call); a
 file without definitions becomes FILE chunks (CSS, TOML, Markdown, JSON, YAML, SQL, text …). Long
-module/file regions are split into pieces of at most `MAX_PIECE_LINES` lines, preferably at sections
+module regions are split into pieces of at most `MAX_MODULE_PIECE_LINES` lines and file regions of at
+most `MAX_PIECE_LINES`, preferably at sections
 or top-level statements, else after a blank line. A chunk's content is its whole lines, starting at
 the definition's leading comment/decorator/attribute block. FILE and MODULE chunks are named after
 the file (name = base name, qualified name = path); their ordinal tells the pieces apart.
@@ -66,6 +72,9 @@ LARGE_CLASS_LINES = 120  # classes longer than this are indexed as an outline pl
 MAX_SIGNATURE_CHARS = 400
 MAX_DOC_CHARS = 2000
 MAX_RECEIVER_CHARS = 80
+MAX_NAME_CHARS = 200
+MAX_MODULE_PIECE_LINES = 60  # module-level residue is split smaller, so it never hides what it holds
+MIN_MODULE_PIECE_LINES = 15
 
 _DEFINITION_KINDS: dict[str, ChunkKind] = {
     "definition.function": ChunkKind.FUNCTION,
@@ -300,6 +309,7 @@ class _Definition:
     start_row: int = 0
     end_row: int = 0
     doc: str = ""
+    pattern: int = 0  # index of the query pattern that captured it: the first one wins for one node
 
     @property
     def start(self) -> int:
@@ -340,6 +350,7 @@ class _Captures:
     trees: list[Tree] = field(default_factory=list)  # keeps embedded trees alive with their nodes
     error_rows: list[int] = field(default_factory=list)
     has_error: bool = False
+    bad_names: int = 0  # definitions dropped for a name no symbol can carry
 
 
 def _collect(
@@ -405,6 +416,12 @@ def _collect(
             name_nodes = caps.get("name")
             if not name_nodes:
                 continue
+            name = _clean_spec(" ".join(_text(name_nodes[0]).split()))
+            if not _valid_name(name):
+                captures.bad_names += (
+                    1  # e.g. `{"": function(){}}` in minified code: its lines stay module text
+                )
+                continue
             parent_nodes = caps.get("parent")
             body_nodes = caps.get("body")
             doc_nodes = caps.get("doc")
@@ -412,12 +429,13 @@ def _collect(
                 _Definition(
                     kind=_DEFINITION_KINDS[kind_key],
                     node=caps[kind_key][0],
-                    name=_clean_spec(" ".join(_text(name_nodes[0]).split())),
+                    name=name,
                     name_key=name_nodes[0].start_byte,
                     parent_hint=_text(parent_nodes[0]) if parent_nodes else "",
                     body=body_nodes[0] if body_nodes else None,
                     doc_node=doc_nodes[0] if doc_nodes else None,
                     is_test=bool(grammar.settings[pattern].get("definition.test")),
+                    pattern=pattern,
                 )
             )
             continue
@@ -488,6 +506,11 @@ def _error_query(grammar: _Grammar) -> Query:
     return query
 
 
+def _valid_name(name: str) -> bool:
+    """A name a symbol can carry: non-empty, one line, bounded, no control characters."""
+    return 0 < len(name) <= MAX_NAME_CHARS and name.isprintable()
+
+
 def _clean_spec(text: str) -> str:
     text = text.strip()
     if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'`":
@@ -511,9 +534,15 @@ def _parse_structured(
         more = f" (and {len(rows) - 1} more)" if len(rows) > 1 else ""
         warnings.append(f"{path}: syntax error at {where}{more}; affected definitions indexed as text")
 
+    if captures.bad_names:
+        warnings.append(
+            f"{path}: {captures.bad_names} definition(s) without a usable name (empty, multi-line or over "
+            f"{MAX_NAME_CHARS} characters); their lines are indexed as module text"
+        )
     definitions = _arrange(captures)
     for definition in definitions:
         _place(definition, source_file)
+    _merge_overloads(definitions, source_file)
     emitted = [d for d in definitions if d.emitted]
 
     test_file = is_test_path(path)
@@ -549,8 +578,15 @@ def _imports(path: str, captures: _Captures, source_file: _SourceFile) -> tuple[
 
 def _arrange(captures: _Captures) -> list[_Definition]:
     """Deduplicate definitions, link each to its container, and decide which become chunks."""
+    by_node: dict[tuple[int, int], _Definition] = {}
+    for definition in sorted(
+        captures.definitions, key=lambda d: (_PRIORITY[d.kind], not d.parent_hint, d.pattern)
+    ):
+        by_node.setdefault((definition.start, definition.end), definition)  # one node, one name
     unique: dict[int, _Definition] = {}
-    for definition in sorted(captures.definitions, key=lambda d: (d.start, -d.end, _PRIORITY[d.kind])):
+    for definition in sorted(
+        by_node.values(), key=lambda d: (d.start, -d.end, _PRIORITY[d.kind], not d.parent_hint)
+    ):
         unique.setdefault(definition.name_key, definition)  # the outermost, most specific capture wins
     definitions = list(unique.values())
 
@@ -572,11 +608,7 @@ def _arrange(captures: _Captures) -> list[_Definition]:
         qualifiers: list[str] = []
         owner = container
         while owner is not None:
-            if isinstance(owner, _Definition):
-                if owner.kind in _CALLABLE:
-                    definition.emitted = False  # nested in a function: part of that function's chunk
-                qualifiers.append(owner.name)
-            elif owner.name:
+            if isinstance(owner, _Definition) or owner.name:
                 qualifiers.append(owner.name)
             owner = owner.container
         qualifiers.reverse()
@@ -639,6 +671,33 @@ def _place(definition: _Definition, source_file: _SourceFile) -> None:
         definition.doc = _comment_doc([_text(c) for c in reversed(comments)])
 
 
+def _merge_overloads(definitions: list[_Definition], source_file: _SourceFile) -> None:
+    """Adjacent same-named callables of one container that are declarations (TS overload signatures,
+    Python `@overload` stubs, a property's getter before its setter) join the next one's chunk."""
+    previous: dict[int, _Definition] = {}  # container id → last emitted callable seen in it
+    for definition in sorted((d for d in definitions if d.emitted), key=lambda d: d.start_row):
+        key = id(definition.container)
+        before = previous.get(key)
+        previous[key] = definition
+        if (
+            before is None
+            or before.name != definition.name
+            or before.kind not in _CALLABLE
+            or definition.kind not in _CALLABLE
+            or before.end_row >= definition.start_row
+            or not (_is_declaration(before) or before.outer is not before.node)
+            or any(not source_file.is_blank(row) for row in range(before.end_row + 1, definition.start_row))
+        ):
+            continue
+        before.emitted = False
+        definition.start_row = before.start_row
+        definition.doc = definition.doc or before.doc
+
+
+def _is_declaration(definition: _Definition) -> bool:
+    return definition.body is None and definition.node.child_by_field_name("body") is None
+
+
 def _docstring(text: str) -> str:
     match = _STRING_PREFIX.match(text)
     if match:
@@ -697,9 +756,12 @@ class _Draft:
 
 def _definition_draft(definition: _Definition, source_file: _SourceFile, test_file: bool) -> _Draft:
     signature = _signature(definition, source_file)
-    members = [child for child in definition.children if child.emitted and child.kind in _CALLABLE]
+    callable_ = definition.kind in _CALLABLE
+    members = [
+        child for child in definition.children if child.emitted and (callable_ or child.kind in _CALLABLE)
+    ]
     rows = definition.end_row - definition.start_row + 1
-    if definition.kind in _CONTAINER and members and rows > LARGE_CLASS_LINES:
+    if members and rows > LARGE_CLASS_LINES:
         content = _outline(definition, members, source_file)
     else:
         content = source_file.lines_text(definition.start_row, definition.end_row)
@@ -780,9 +842,12 @@ def _module_drafts(
             first += 1
         while last in skip or source_file.is_blank(last):
             last -= 1
-        if last - first + 1 > MAX_PIECE_LINES and statement_rows is None:
+        if last - first + 1 > MAX_MODULE_PIECE_LINES and statement_rows is None:
             statement_rows = sorted({child.start_point.row for child in tree.root_node.named_children})
-        for start, end in _split(first, last, statement_rows or [], source_file):
+        pieces = _split(
+            first, last, statement_rows or [], source_file, MAX_MODULE_PIECE_LINES, MIN_MODULE_PIECE_LINES
+        )
+        for start, end in pieces:
             drafts.append(_region_draft(ChunkKind.MODULE, path, start, end, source_file, "", test_file))
     return drafts
 
@@ -825,12 +890,19 @@ def _region_draft(
     )
 
 
-def _split(first: int, last: int, breaks: list[int], source_file: _SourceFile) -> list[tuple[int, int]]:
-    """Cut rows first..last into pieces of at most MAX_PIECE_LINES, at `breaks` or after blank lines."""
+def _split(
+    first: int,
+    last: int,
+    breaks: list[int],
+    source_file: _SourceFile,
+    longest: int = MAX_PIECE_LINES,
+    shortest: int = MIN_PIECE_LINES,
+) -> list[tuple[int, int]]:
+    """Cut rows first..last into pieces of at most `longest` lines, at `breaks` or after blank lines."""
     pieces: list[tuple[int, int]] = []
     start = first
-    while last - start + 1 > MAX_PIECE_LINES:
-        low, high = start + MIN_PIECE_LINES, start + MAX_PIECE_LINES
+    while last - start + 1 > longest:
+        low, high = start + shortest, start + longest
         index = bisect.bisect_right(breaks, high) - 1
         cut = breaks[index] if index >= 0 and breaks[index] > low else None
         if cut is None:

@@ -12,11 +12,66 @@
     name: (identifier) @name
     value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)])) @definition.function
 
+; module.exports = function noopSet () {}: named after the function
+((expression_statement
+  (assignment_expression
+    left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
+    right: (function_expression name: (identifier) @name body: (_) @body)))
+  (#eq? @_module "module")
+  (#eq? @_exports "exports")) @definition.function
+
 ; exports.foo = function () {} / Foo.prototype.bar = () => {}
 (expression_statement
   (assignment_expression
     left: (member_expression property: (property_identifier) @name)
     right: [(arrow_function body: (_) @body) (function_expression body: (_) @body)])) @definition.function
+
+;  Foo.prototype.bar = function () {}: a method of Foo
+((expression_statement
+  (assignment_expression
+    left: (member_expression
+      object: (member_expression object: (identifier) @parent property: (property_identifier) @_prototype)
+      property: (property_identifier) @name)
+    right: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]))
+  (#eq? @_prototype "prototype")) @definition.method
+
+; Foo.prototype = { bar () {}, baz: function () {} }: methods of Foo
+((expression_statement
+  (assignment_expression
+    left: (member_expression object: (identifier) @parent property: (property_identifier) @_prototype)
+    right: (object (method_definition name: (_) @name) @definition.method)))
+  (#eq? @_prototype "prototype"))
+((expression_statement
+  (assignment_expression
+    left: (member_expression object: (identifier) @parent property: (property_identifier) @_prototype)
+    right: (object
+      (pair
+        key: [(property_identifier) (string)] @name
+        value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]) @definition.method)))
+  (#eq? @_prototype "prototype"))
+
+; chained assignment: res.contentType = res.type = function contentType () {}
+(expression_statement
+  (assignment_expression
+    left: (member_expression property: (property_identifier) @name)
+    right: (assignment_expression
+      right: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]))) @definition.function
+
+; a named function handed to a helper: defineGetter(req, 'ip', function ip () {}), app.get('/', function handler () {})
+(arguments (function_expression name: (identifier) @name body: (_) @body) @definition.function)
+; return function hookRunner () {}, obj[Symbol.asyncDispose] = function dispose () {}
+(return_statement (function_expression name: (identifier) @name body: (_) @body) @definition.function)
+(expression_statement
+  (assignment_expression
+    left: (subscript_expression)
+    right: (function_expression name: (identifier) @name body: (_) @body))) @definition.function
+
+; Object.defineProperty(obj, 'x', { get () {}, set (v) {} }): the property x
+((call_expression
+  function: (member_expression object: (identifier) @_object property: (property_identifier) @_define)
+  arguments: (arguments (_) . (string (string_fragment) @name) . (object) @body))
+  (#eq? @_object "Object")
+  (#eq? @_define "defineProperty")) @definition.function
 
 (class_declaration name: (_) @name) @definition.class
 (method_definition name: (_) @name) @definition.method

@@ -7,7 +7,7 @@
 (interface_declaration name: (identifier) @name) @definition.interface
 (enum_declaration name: (identifier) @name) @definition.enum
 (delegate_declaration name: (identifier) @name) @definition.type
-(method_declaration name: (identifier) @name body: (_)) @definition.method
+(method_declaration name: (identifier) @name) @definition.method
 (constructor_declaration name: (identifier) @name) @definition.method
 (local_function_statement name: (identifier) @name) @definition.function
 (namespace_declaration body: (declaration_list) @body) @scope

@@ -1,6 +1,8 @@
 ; Rust: functions (methods inside impl/trait), structs, enums, traits, type aliases; `mod x;` and `use`.
 
 (function_item name: (identifier) @name) @definition.function
+; a trait's required method: a declaration without a body
+(function_signature_item name: (identifier) @name) @definition.function
 (struct_item name: (type_identifier) @name) @definition.class
 (union_item name: (type_identifier) @name) @definition.class
 (enum_item name: (type_identifier) @name) @definition.enum

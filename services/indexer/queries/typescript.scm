@@ -9,3 +9,8 @@
 (public_field_definition
   name: (property_identifier) @name
   value: [(arrow_function body: (_) @body) (function_expression body: (_) @body)]) @definition.method
+; declarations without a body: overload signatures (joined to the implementation's chunk when adjacent),
+; `declare function`, interface and abstract members
+(function_signature name: (_) @name) @definition.function
+(method_signature name: (_) @name) @definition.method
+(abstract_method_signature name: (_) @name) @definition.method

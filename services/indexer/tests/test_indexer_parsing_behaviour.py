@@ -272,7 +272,7 @@ def test_small_classes_keep_their_full_text():
     assert chunks["A"].content == "class A:\n    def f(self):\n        return 1"
 
 
-def test_functions_nested_in_functions_belong_to_the_outer_chunk():
+def test_functions_nested_in_functions_are_chunks_of_their_own_and_own_their_calls():
     source = src(
         """
         def outer():
@@ -282,8 +282,12 @@ def test_functions_nested_in_functions_belong_to_the_outer_chunk():
         """
     )
     parsed = parse_file("r", "m.py", source)
-    assert [c.qualified_name for c in parsed.chunks] == ["outer"]
-    assert {(s.callee_name, s.line) for s in parsed.call_sites} == {("inner_call", 3), ("helper", 4)}
+    chunks = {c.qualified_name: c for c in parsed.chunks}
+    assert list(chunks) == ["outer", "outer.helper"]
+    assert chunks["outer.helper"].kind is ChunkKind.FUNCTION and chunks["outer.helper"].parent == "outer"
+    assert "def helper" in chunks["outer"].content  # a small outer function keeps its full text
+    owner = {s.callee_name: s.caller_id for s in parsed.call_sites}
+    assert owner == {"inner_call": chunks["outer.helper"].id, "helper": chunks["outer"].id}
 
 
 def test_module_level_code_is_grouped_and_trivial_runs_are_skipped():

@@ -84,6 +84,7 @@ EXPECTED: dict[str, Expected] = {
         chunks=[
             (CLASS, "Point", "Point", 1, 5),
             (INTERFACE, "Shape", "Shape", 7, 9),
+            (METHOD, "area", "Shape.area", 8, 8),  # a trait's required method is a chunk of its own
             (METHOD, "new", "Point.new", 12, 14),
             (ENUM, "Kind", "Kind", 17, 20),
         ],
@@ -133,6 +134,7 @@ EXPECTED: dict[str, Expected] = {
             (METHOD, "Add", "OrderService.Add", 11, 14),
             (METHOD, "Validate", "OrderService.Validate", 16, 16),
             (INTERFACE, "IOrderService", "IOrderService", 19, 22),
+            (METHOD, "Add", "IOrderService.Add", 21, 21),  # interface members are chunks of their own
         ],
         calls=[
             ("OrderService", "List", 9, ""),

@@ -32,7 +32,7 @@ SMOKE: dict[str, tuple[str, str, list[tuple[ChunkKind, str, int, int]]]] = {
           return s.area();
         }
         """,
-        [(K.INTERFACE, "Shape", 1, 1), (K.FUNCTION, "area", 2, 4)],
+        [(K.INTERFACE, "Shape", 1, 1), (K.METHOD, "Shape.area", 1, 1), (K.FUNCTION, "area", 2, 4)],
     ),
     "tsx": (
         "m.tsx",
