@@ -551,6 +551,9 @@ def message_strategy(descriptor: Descriptor, depth: int = 0) -> st.SearchStrateg
             )
         if field.name == "path" and descriptor.name == "RegisterRepoRequest":
             value = SAFE_PATHS
+        if field.name == "scope" and descriptor.name == "Memory":
+            # A global memory is every repo's by design (it would show in shop's and harbor's holdings).
+            value = value.filter(lambda scope: scope != memory_pb2.MEMORY_SCOPE_GLOBAL)
         fields[field.name] = st.lists(value, max_size=4) if field.is_repeated else value
 
     def build(values: dict[str, Any]) -> Any:
