@@ -78,7 +78,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     url = os.environ.get("REPORECALL_TEST_NEO4J_URL", "")
     if not url:
-        print("bench_graph_stores: set REPORECALL_TEST_NEO4J_URL (or run `make bench-graph-stores`)", file=sys.stderr)
+        print(
+            "bench_graph_stores: set REPORECALL_TEST_NEO4J_URL (or run `make bench-graph-stores`)",
+            file=sys.stderr,
+        )
         return 2
     from services.graph.adapters.neo4j_graph_store import Neo4jGraphStore
     from services.graph.adapters.sqlite_graph_store import SqliteGraphStore
@@ -86,7 +89,9 @@ def main(argv: list[str] | None = None) -> int:
     corpus = list(synthetic_repo(args.symbols, args.calls_per_symbol))
     n_symbols = sum(len(c[1]) for c in corpus)
     n_calls = sum(len(c[2]) for c in corpus)
-    print(f"corpus: {len(corpus)} files, {n_symbols} symbols, {n_calls} call sites; {args.queries} CallTree queries")
+    print(
+        f"corpus: {len(corpus)} files, {n_symbols} symbols, {n_calls} call sites; {args.queries} CallTree queries"
+    )
     with tempfile.TemporaryDirectory(prefix="graph-stores-bench-") as tmp:
         sqlite = SqliteGraphStore(Path(tmp) / "graph.db")
         base = measure("sqlite", sqlite, "bench", corpus, args.queries, args.workers)

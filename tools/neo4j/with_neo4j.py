@@ -57,8 +57,16 @@ def build_classpath() -> str:
         fresh = all(p.stat().st_mtime <= built for p in sources)
         fresh = fresh and all(Path(j).exists() for j in cp_file.read_text().split(os.pathsep) if j)
     if not fresh:
-        cmd = ["mvn", "-B", "-q", "-f", str(HERE / "pom.xml"), "compile", "dependency:build-classpath",
-               f"-Dmdep.outputFile={cp_file}"]
+        cmd = [
+            "mvn",
+            "-B",
+            "-q",
+            "-f",
+            str(HERE / "pom.xml"),
+            "compile",
+            "dependency:build-classpath",
+            f"-Dmdep.outputFile={cp_file}",
+        ]
         done = subprocess.run(cmd, capture_output=True, text=True)
         if done.returncode != 0:
             sys.stderr.write(done.stdout[-4000:] + done.stderr[-4000:])
@@ -75,8 +83,16 @@ class Neo4jProcess:
         heap = os.environ.get("REPORECALL_TEST_NEO4J_HEAP", "768m")
         self._log_file = self.log.open("wb")
         self.proc = subprocess.Popen(
-            ["java", f"-Xmx{heap}", "-XX:+UseSerialGC", "-cp", classpath, "reporecall.Neo4jTestServer",
-             str(home / "db"), str(port)],
+            [
+                "java",
+                f"-Xmx{heap}",
+                "-XX:+UseSerialGC",
+                "-cp",
+                classpath,
+                "reporecall.Neo4jTestServer",
+                str(home / "db"),
+                str(port),
+            ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=self._log_file,
@@ -134,7 +150,9 @@ def main(argv: list[str]) -> int:
     if env.get("REPORECALL_TEST_NEO4J", "").lower() in ("off", "0", "false", "no"):
         if env.get("CI"):
             _fail("REPORECALL_TEST_NEO4J=off is refused when CI is set: CI runs the Neo4j cases")
-        print("with_neo4j: REPORECALL_TEST_NEO4J=off — Neo4j cases will be skipped", file=sys.stderr, flush=True)
+        print(
+            "with_neo4j: REPORECALL_TEST_NEO4J=off — Neo4j cases will be skipped", file=sys.stderr, flush=True
+        )
         return subprocess.call(argv, env=env)
 
     started = time.monotonic()

@@ -92,7 +92,11 @@ def test_backends_stay_congruent_through_edits_and_deletions(engines):
     corpus = _corpus(200)
     _load_both(repo, (sqlite, neo4j), corpus)
     edited = (
-        FileSpec("pkg/text.py").define("format_name").define("tidy").call("tidy", "format_name").call("tidy", "log")
+        FileSpec("pkg/text.py")
+        .define("format_name")
+        .define("tidy")
+        .call("tidy", "format_name")
+        .call("tidy", "log")
     )
     for engine in (sqlite, neo4j):
         load(engine, repo, [edited])
