@@ -58,6 +58,9 @@ def open_channel(address: str, *, retries: bool = True) -> grpc.aio.Channel:
     options: list[tuple[str, object]] = [
         # Spread calls over every address the target resolves to (replicas); a dead one is skipped.
         ("grpc.lb_policy_name", "round_robin"),
+        # Service-to-service traffic never goes through an HTTP proxy from the environment (grpc's no_proxy
+        # match does not understand an ipv4: replica list, so the list would be sent to the proxy).
+        ("grpc.enable_http_proxy", 0),
         ("grpc.max_receive_message_length", 64 * 1024 * 1024),
         ("grpc.max_send_message_length", 64 * 1024 * 1024),
         ("grpc.enable_retries", 1 if retries else 0),
