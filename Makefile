@@ -21,6 +21,7 @@ up: $(STAMP)
 ## (tools/neo4j/with_neo4j.py; REPORECALL_TEST_NEO4J=off skips them on a machine without Java/Maven, not in CI).
 test: $(STAMP)
 	@tools/install_prometheus.sh || echo "make test: prometheus/promtool not installed; their tests will skip"
+	@test "$$REPORECALL_TEST_NEO4J" = off || tools/neo4j/install_jdk_maven.sh
 	$(BIN)/python tools/gen_protos.py --check
 	$(BIN)/python tools/neo4j/with_neo4j.py -- $(BIN)/python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
 
