@@ -30,6 +30,7 @@ from services.graph.ports import GraphStore
 
 
 def measure(label: str, store: GraphStore, repo: str, corpus: list, queries: int, workers: int) -> dict:
+    """Load the corpus into `store` under `repo`, time it and CallTree; the repo is removed, the store closed."""
     engine = GraphEngine(store, settle_seconds=3600)
     started = time.perf_counter()
     n_calls = 0
@@ -49,7 +50,8 @@ def measure(label: str, store: GraphStore, repo: str, corpus: list, queries: int
         cold = asyncio.run(time_rpcs(server.port, requests, "CallTree"))
         engine.communities(repo, recompute=True)
         settled = asyncio.run(time_rpcs(server.port, requests, "CallTree"))
-    engine.close()
+    store.delete_repo(repo)
+    engine.close()  # closes the store too
     row = {
         "backend": label,
         "files_per_s": len(corpus) / load_s,
@@ -95,14 +97,9 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="graph-stores-bench-") as tmp:
         sqlite = SqliteGraphStore(Path(tmp) / "graph.db")
         base = measure("sqlite", sqlite, "bench", corpus, args.queries, args.workers)
-        sqlite.close()
-    neo4j = Neo4jGraphStore(url)
-    repo = f"bench-{uuid.uuid4().hex[:8]}"
-    try:
-        row = measure("neo4j", neo4j, repo, corpus, args.queries, args.workers)
-    finally:
-        neo4j.delete_repo(repo)
-        neo4j.close()
+    row = measure(
+        "neo4j", Neo4jGraphStore(url), f"bench-{uuid.uuid4().hex[:8]}", corpus, args.queries, args.workers
+    )
     print(
         f"neo4j / sqlite: ReplaceFileGraph throughput {row['files_per_s'] / base['files_per_s']:.2f}x; "
         f"CallTree from store p50 {row['cold_p50'] / base['cold_p50']:.1f}x, "
