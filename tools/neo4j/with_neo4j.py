@@ -23,12 +23,13 @@ import tempfile
 import threading
 import time
 from pathlib import Path
+from typing import NoReturn
 
 HERE = Path(__file__).resolve().parent
 START_TIMEOUT_S = float(os.environ.get("REPORECALL_TEST_NEO4J_START_TIMEOUT", "240"))
 
 
-def _fail(message: str) -> None:
+def _fail(message: str) -> NoReturn:
     print(f"with_neo4j: {message}", file=sys.stderr, flush=True)
     raise SystemExit(3)
 
@@ -164,8 +165,11 @@ def main(argv: list[str]) -> int:
             server = Neo4jProcess(classpath, home, _free_port())
             if server.wait_ready(START_TIMEOUT_S):
                 break
+            exited = server.proc.poll() is not None
             server.stop()
             server = None
+            if not exited:
+                break  # slow, not a lost port: retrying would only wait again
         if server is None:
             log = (home / "launcher.log").read_text(errors="replace")[-3000:]
             sys.stderr.write(log)
