@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 REPO ?= .
 STAMP := $(VENV)/.installed
 
-.PHONY: up test lint protos check-protos bench bench-quick bench-index clean
+.PHONY: up test lint protos check-protos bench bench-quick bench-index bench-graph-stores clean
 
 $(STAMP): pyproject.toml requirements.lock
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -17,11 +17,17 @@ $(STAMP): pyproject.toml requirements.lock
 up: $(STAMP)
 	$(BIN)/reporecall up --index $(REPO)
 
-## Run the test suite (what CI runs).
+## Run the test suite (what CI runs), with a real Neo4j 5.26 on a loopback port for the Neo4j cases
+## (tools/neo4j/with_neo4j.py; REPORECALL_TEST_NEO4J=off skips them on a machine without Java/Maven, not in CI).
 test: $(STAMP)
 	@tools/install_prometheus.sh || echo "make test: prometheus/promtool not installed; their tests will skip"
+	@test "$$REPORECALL_TEST_NEO4J" = off || tools/neo4j/install_jdk_maven.sh
 	$(BIN)/python tools/gen_protos.py --check
-	$(BIN)/python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+	$(BIN)/python tools/neo4j/with_neo4j.py -- $(BIN)/python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+
+## Neo4j vs SQLite graph store: ReplaceFileGraph throughput and CallTree p50/p99 on one corpus (starts Neo4j).
+bench-graph-stores: $(STAMP)
+	$(BIN)/python tools/neo4j/with_neo4j.py -- $(BIN)/python -m services.graph.bench_graph_stores $(BENCH_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

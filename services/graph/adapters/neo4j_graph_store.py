@@ -24,7 +24,7 @@ import time
 from collections.abc import Callable, Collection, Sequence
 from typing import Any, LiteralString, TypeVar
 
-from neo4j import Driver, GraphDatabase, ManagedTransaction, RoutingControl
+from neo4j import Driver, GraphDatabase, ManagedTransaction, NotificationMinimumSeverity, RoutingControl
 from neo4j.exceptions import ServiceUnavailable, SessionExpired
 
 from kit.domain import CallSite, ChunkKind, Import, Symbol
@@ -190,7 +190,11 @@ class Neo4jGraphStore:
         database: str | None = None,
         connect_timeout_s: float = 30.0,
     ) -> None:
-        self._driver: Driver = GraphDatabase.driver(uri, auth=auth)
+        # Notifications off: on a fresh database every query that names a not-yet-created relationship type
+        # (CALLS, IMPORTS) gets a "does not exist" warning, which the driver would log on every write.
+        self._driver: Driver = GraphDatabase.driver(
+            uri, auth=auth, notifications_min_severity=NotificationMinimumSeverity.OFF
+        )
         self._database = database or None
         try:
             self._wait_until_available(connect_timeout_s)

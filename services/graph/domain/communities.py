@@ -10,6 +10,8 @@ their neighbours in the file. Communities report symbols only.
 from __future__ import annotations
 
 import posixpath
+import random
+import threading
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from datetime import datetime
@@ -27,6 +29,10 @@ TOP_SYMBOLS = 5
 DOMINANT_PATHS = 3
 MAX_HUBS = 20
 MAX_BRIDGES = 50
+# Louvain visits vertices in random order: a fixed seed makes the same facts give the same communities on
+# every backend and replica (igraph's generator is process-global, hence the lock).
+LOUVAIN_SEED = 0
+_LOUVAIN_LOCK = threading.Lock()
 _RESOLVED = frozenset({Resolution.SAME_FILE, Resolution.IMPORTED, Resolution.GLOBAL_UNIQUE})
 
 
@@ -86,7 +92,12 @@ def detect_communities(
 
     graph = igraph.Graph(n=len(symbols) + len(files), edges=list(weights), directed=False)
     graph.es["weight"] = list(weights.values())
-    membership = graph.community_multilevel(weights="weight").membership
+    with _LOUVAIN_LOCK:
+        igraph.set_random_number_generator(random.Random(LOUVAIN_SEED))
+        try:
+            membership = graph.community_multilevel(weights="weight").membership
+        finally:
+            igraph.set_random_number_generator(random)
     modularity = graph.modularity(membership, weights="weight") if graph.ecount() else 0.0
 
     groups: dict[int, list[Symbol]] = defaultdict(list)

@@ -90,7 +90,7 @@ def _strings(value: Any) -> set[str]:
 @pytest.fixture
 def recorder(monkeypatch) -> _Recorder:
     rec = _Recorder()
-    monkeypatch.setattr(neo4j_graph_store.GraphDatabase, "driver", lambda uri, auth=None: rec)
+    monkeypatch.setattr(neo4j_graph_store.GraphDatabase, "driver", lambda uri, auth=None, **config: rec)
     return rec
 
 
