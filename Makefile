@@ -3,9 +3,11 @@ PY ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 REPO ?= .
+# First of the ports `make up` uses (gateway HTTP on PORT, gRPC on PORT+1…PORT+5, metrics from PORT+10).
+PORT ?= 7870
 STAMP := $(VENV)/.installed
 
-.PHONY: up test lint protos check-protos bench bench-quick bench-index clean
+.PHONY: up test test-fast lint protos check-protos bench bench-quick bench-index clean
 
 $(STAMP): pyproject.toml requirements.lock
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -13,15 +15,19 @@ $(STAMP): pyproject.toml requirements.lock
 	$(BIN)/python -m pip install --quiet -c requirements.lock -e '.[dev]'
 	@touch $(STAMP)
 
-## Start the whole suite on embedded stores and index REPO (default: this repository).
+## Start the whole suite on embedded stores and index REPO (default: this repository); PORT=… moves it.
 up: $(STAMP)
-	$(BIN)/reporecall up --index $(REPO)
+	$(BIN)/reporecall up --base-port $(PORT) --index $(REPO)
 
 ## Run the test suite (what CI runs).
 test: $(STAMP)
 	@tools/install_prometheus.sh || echo "make test: prometheus/promtool not installed; their tests will skip"
 	$(BIN)/python tools/gen_protos.py --check
 	$(BIN)/python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+
+## Unit, contract and servicer tests only: no real processes (e2e, reliability, deploy, CLI suite).
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -p no:cacheprovider -m 'not e2e' --ignore=tests/e2e --ignore=tests/reliability --ignore=tests/deploy --ignore=tests/cli $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
