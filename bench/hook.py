@@ -116,7 +116,7 @@ def run(
 ) -> None:
     from cli.client import GatewayClient
     from cli.cmd_index import run_index
-    from tests.suite import Suite
+    from kit.testing import Suite
 
     root = source
     repo = "bench-hook"

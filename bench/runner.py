@@ -296,7 +296,7 @@ def run_corpus(
 def run(
     quick: bool = False, only: list[str] | None = None, out_dir: Path = RESULTS_DIR, keep: bool = False
 ) -> Path:
-    from tests.suite import Suite  # the e2e helper: `reporecall up --base-port 0` as a subprocess
+    from kit.testing import Suite  # the e2e helper: `reporecall up --base-port 0` as a subprocess
 
     corpora = load_corpora()
     names = only or ([QUICK_CORPUS] if quick else list(corpora))

@@ -46,7 +46,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from gateway.auth import TokenStore, token_store_path  # noqa: E402
-from tests.suite import Suite, wait_for  # noqa: E402
+from kit.testing import Suite, wait_for  # noqa: E402
 
 # Real, typed, documented Python from the venv: ~1,300 files, ~12 MB, many cross-module calls.
 CORPUS_LIBRARIES = (
