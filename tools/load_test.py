@@ -224,9 +224,13 @@ async def run_clients(
     think: tuple[float, float] = (0.0, 0.0),
     timeout: float = 10.0,
     stop: threading.Event | None = None,
+    result: LoadResult | None = None,
 ) -> LoadResult:
-    """One closed-loop client per token: post a hook, (optionally think), repeat until `duration` passes."""
-    result = LoadResult()
+    """One closed-loop client per token: post a hook, (optionally think), repeat until `duration` passes.
+
+    Samples are appended to `result` (a fresh one by default) as they come, so a caller can watch them.
+    """
+    result = result if result is not None else LoadResult()
     started = time.monotonic()
     deadline = started + duration
 
