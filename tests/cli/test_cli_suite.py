@@ -8,8 +8,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.cli.conftest import run_cli
 from tests.suite import ROOT, Suite
+
+pytestmark = pytest.mark.e2e  # a real suite of five processes, started once for this module
 
 
 def cli(suite: Suite, *args: str):  # noqa: ANN201 - a Run
