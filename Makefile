@@ -3,9 +3,11 @@ PY ?= python3.11
 VENV := .venv
 BIN := $(VENV)/bin
 REPO ?= .
+# First of the ports `make up` uses (gateway HTTP on PORT, gRPC on PORT+1…PORT+5, metrics from PORT+10).
+PORT ?= 7870
 STAMP := $(VENV)/.installed
 
-.PHONY: up test lint protos check-protos bench bench-quick bench-index bench-graph-stores clean
+.PHONY: up test test-fast lint protos check-protos bench bench-quick bench-index bench-graph-stores clean
 
 $(STAMP): pyproject.toml requirements.lock
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
@@ -13,9 +15,9 @@ $(STAMP): pyproject.toml requirements.lock
 	$(BIN)/python -m pip install --quiet -c requirements.lock -e '.[dev]'
 	@touch $(STAMP)
 
-## Start the whole suite on embedded stores and index REPO (default: this repository).
+## Start the whole suite on embedded stores and index REPO (default: this repository); PORT=… moves it.
 up: $(STAMP)
-	$(BIN)/reporecall up --index $(REPO)
+	$(BIN)/reporecall up --base-port $(PORT) --index $(REPO)
 
 ## Run the test suite (what CI runs), with a real Neo4j 5.26 on a loopback port for the Neo4j cases
 ## (tools/neo4j/with_neo4j.py; REPORECALL_TEST_NEO4J=off skips them on a machine without Java/Maven, not in CI).
@@ -27,7 +29,11 @@ test: $(STAMP)
 
 ## Neo4j vs SQLite graph store: ReplaceFileGraph throughput and CallTree p50/p99 on one corpus (starts Neo4j).
 bench-graph-stores: $(STAMP)
-	$(BIN)/python tools/neo4j/with_neo4j.py -- $(BIN)/python -m services.graph.bench_graph_stores $(BENCH_ARGS)
+	$(BIN)/python tools/neo4j/with_neo4j.py -- $(BIN)/python -m bench.bench_graph_stores $(BENCH_ARGS)
+
+## Unit, contract and servicer tests only: no real processes (e2e, reliability, deploy, CLI suite).
+test-fast: $(STAMP)
+	$(BIN)/python -m pytest -q -p no:cacheprovider -m 'not e2e' --ignore=tests/e2e --ignore=tests/reliability --ignore=tests/deploy --ignore=tests/cli $(PYTEST_ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .

@@ -73,8 +73,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{name}: {'ok' if not found else chr(10).join(found)}")
         return 1 if failed else 0
     if args.command == "hook":
+        from bench.bench_index import DEFAULT_PACKAGE, fetch_package
         from bench.hook import run as run_hook
-        from services.indexer.bench_index import DEFAULT_PACKAGE, fetch_package
 
         clients = [int(c) for c in args.clients.split(",")]
         run_hook(

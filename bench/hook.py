@@ -115,8 +115,8 @@ def run(
     source: Path, data_dir: Path | None, clients: list[int], per_client: int, profile: Path | None = None
 ) -> None:
     from cli.client import GatewayClient
-    from cli.main import run_index
-    from tests.suite import Suite
+    from cli.cmd_index import run_index
+    from kit.testing import Suite
 
     root = source
     repo = "bench-hook"

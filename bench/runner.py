@@ -58,7 +58,7 @@ class Gateway:
         self.client = httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"}, timeout=120)
 
     def explain(self, prompt: str, repo: str, cwd: str) -> dict[str, Any]:
-        from cli.commands import explain_json
+        from cli.cmd_search import explain_json
 
         reply = self.client.post("/api/context", json={"prompt": prompt, "repo": repo, "cwd": cwd})
         reply.raise_for_status()
@@ -151,7 +151,7 @@ def run_corpus(
 
     # --- cold index (keyword ready), then the vector backfill -------------------------------------------
     from cli.client import GatewayClient
-    from cli.main import run_index
+    from cli.cmd_index import run_index
 
     say(f"{corpus.name}: indexing {root}")
     started = time.perf_counter()
@@ -296,7 +296,7 @@ def run_corpus(
 def run(
     quick: bool = False, only: list[str] | None = None, out_dir: Path = RESULTS_DIR, keep: bool = False
 ) -> Path:
-    from tests.suite import Suite  # the e2e helper: `reporecall up --base-port 0` as a subprocess
+    from kit.testing import Suite  # the e2e helper: `reporecall up --base-port 0` as a subprocess
 
     corpora = load_corpora()
     names = only or ([QUICK_CORPUS] if quick else list(corpora))

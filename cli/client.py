@@ -18,6 +18,28 @@ class CliError(Exception):
     """Shown to the user as one line; exit code 1."""
 
 
+class GatewayError(CliError):
+    """The gateway answered with an HTTP error; `status` is its code (401: the token was refused)."""
+
+    def __init__(self, status: int, message: str) -> None:
+        self.status = status
+        super().__init__(message)
+
+
+class GatewayUnreachable(CliError):
+    """Nothing answered at the gateway's URL (not started, wrong URL, network down)."""
+
+
+def _refusal(status: int, message: str, url: str) -> GatewayError:
+    if status == 401:
+        return GatewayError(
+            status,
+            f"token refused by the gateway at {url} — check --token / REPORECALL_TOKEN "
+            "(a local suite's token is in <data-dir>/run.json)",
+        )
+    return GatewayError(status, f"gateway said {status}: {message}")
+
+
 @dataclass(frozen=True)
 class GatewayClient:
     url: str
@@ -53,13 +75,15 @@ class GatewayClient:
                 method, self.url + path, json=body, headers=self._headers(), timeout=self.timeout
             )
         except httpx.HTTPError as exc:
-            raise CliError(f"cannot reach the gateway at {self.url} ({exc.__class__.__name__})") from None
+            raise GatewayUnreachable(
+                f"cannot reach the gateway at {self.url} ({exc.__class__.__name__})"
+            ) from None
         if reply.status_code >= 400:
             try:
                 message = reply.json().get("error", reply.text)
             except ValueError:
                 message = reply.text
-            raise CliError(f"gateway said {reply.status_code}: {message}")
+            raise _refusal(reply.status_code, message, self.url)
         return reply.json()
 
     def stream(self, method: str, path: str, body: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
@@ -69,9 +93,15 @@ class GatewayClient:
             ) as reply:
                 if reply.status_code >= 400:
                     reply.read()
-                    raise CliError(f"gateway said {reply.status_code}: {reply.text}")
+                    try:
+                        message = reply.json().get("error", reply.text)
+                    except ValueError:
+                        message = reply.text
+                    raise _refusal(reply.status_code, message, self.url)
                 for line in reply.iter_lines():
                     if line.strip():
                         yield json.loads(line)
         except httpx.HTTPError as exc:
-            raise CliError(f"cannot reach the gateway at {self.url} ({exc.__class__.__name__})") from None
+            raise GatewayUnreachable(
+                f"cannot reach the gateway at {self.url} ({exc.__class__.__name__})"
+            ) from None

@@ -46,7 +46,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from gateway.auth import TokenStore, token_store_path  # noqa: E402
-from tests.suite import Suite, wait_for  # noqa: E402
+from kit.testing import Suite, wait_for  # noqa: E402
 
 # Real, typed, documented Python from the venv: ~1,300 files, ~12 MB, many cross-module calls.
 CORPUS_LIBRARIES = (
@@ -224,9 +224,13 @@ async def run_clients(
     think: tuple[float, float] = (0.0, 0.0),
     timeout: float = 10.0,
     stop: threading.Event | None = None,
+    result: LoadResult | None = None,
 ) -> LoadResult:
-    """One closed-loop client per token: post a hook, (optionally think), repeat until `duration` passes."""
-    result = LoadResult()
+    """One closed-loop client per token: post a hook, (optionally think), repeat until `duration` passes.
+
+    Samples are appended to `result` (a fresh one by default) as they come, so a caller can watch them.
+    """
+    result = result if result is not None else LoadResult()
     started = time.monotonic()
     deadline = started + duration
 

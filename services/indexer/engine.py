@@ -38,6 +38,7 @@ from services.indexer.adapters.git_repo import (
 )
 from services.indexer.domain.changes import Candidate, dirty_paths, estimate_eta, plan_run
 from services.indexer.domain.model import (
+    MAX_SKIPPED_LISTED,
     DownstreamUnavailable,
     FileRecord,
     FileStatus,
@@ -112,6 +113,14 @@ class _Tracker:
     indexing_started: float = 0.0
     version: int = 0
     error_messages: list[str] = field(default_factory=list)
+    skipped_reasons: dict[str, int] = field(default_factory=dict)
+    skipped_files: list[tuple[str, str]] = field(default_factory=list)
+
+    def skip(self, path: str, reason: str) -> None:
+        """A file left out of this run (called from the scan thread too: plain dict/list updates)."""
+        self.skipped_reasons[reason] = self.skipped_reasons.get(reason, 0) + 1
+        if len(self.skipped_files) < MAX_SKIPPED_LISTED:
+            self.skipped_files.append((path, reason))
 
     def bump(self, **changes: Any) -> None:
         for name, value in changes.items():
@@ -141,6 +150,8 @@ class _Tracker:
             errors=self.errors,
             eta_seconds=round(eta, 1),
             message=self.message,
+            skipped_reasons=dict(self.skipped_reasons),
+            skipped_files=tuple(self.skipped_files),
         )
 
 
@@ -359,7 +370,14 @@ class IndexerEngine:
     async def _run(self, repo: RepoRecord, full: bool, tracker: _Tracker) -> None:
         root = Path(repo.path)
         await self._db(self.manifest.mark_run_started, repo.name, datetime.now(UTC))
-        scanner = self._scanner(root)
+
+        def accept(path: str) -> bool:
+            accepted = self._accept(path)
+            if not accepted:
+                tracker.skip(path, "unsupported file type")
+            return accepted
+
+        scanner = self._scanner(root, accept)
         recorded = await self._db(self.manifest.files, repo.name)
 
         def scan() -> list[ScannedFile]:
@@ -660,6 +678,8 @@ class IndexerEngine:
         await ctx.recorder.add(
             FileRecord(path, prepared.mtime_ns, prepared.size, prepared.file_hash, chunk_count, status)
         )
+        if prepared.outcome is Outcome.SKIPPED:
+            tracker.skip(path, prepared.reason or "skipped")
         if not sent:  # a new binary/generated file: nothing went downstream
             tracker.bump(files_changed=tracker.files_changed - 1)
             return "skipped"
@@ -775,12 +795,12 @@ class IndexerEngine:
             self._executor = self._executor_factory()
         return self._executor
 
-    def _scanner(self, root: Path) -> RepoScanner:
+    def _scanner(self, root: Path, accept: Callable[[str], bool] | None = None) -> RepoScanner:
         return RepoScanner(
             root,
             max_file_bytes=self.config.max_file_bytes,
             extra_ignores=self.config.extra_ignores,
-            accept=self._accept,
+            accept=accept or self._accept,
         )
 
     def _lock(self, name: str) -> asyncio.Lock:

@@ -186,6 +186,8 @@ def _progress_pb(progress: IndexProgress) -> indexer_pb2.IndexRepoResponse:
         errors=progress.errors,
         eta_seconds=progress.eta_seconds,
         message=progress.message,
+        skipped_reasons=dict(progress.skipped_reasons),
+        skipped_files=[indexer_pb2.SkippedFile(path=p, reason=r) for p, r in progress.skipped_files],
     )
 
 

@@ -69,7 +69,7 @@ class BackgroundLoad:
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _run(self) -> None:
-        self.result = asyncio.run(
+        asyncio.run(
             run_clients(
                 self._suite.url,
                 self.tokens,
@@ -78,8 +78,12 @@ class BackgroundLoad:
                 duration=600,
                 think=(0.05, 0.3),
                 stop=self._stop,
+                result=self.result,
             )
         )
+
+    def replies(self) -> int:
+        return len(self.result.samples)
 
     def __enter__(self) -> BackgroundLoad:
         self._thread.start()
@@ -117,7 +121,7 @@ def test_hooks_answer_in_time_while_each_backend_is_killed_and_recover_fully(fau
     recovery: dict[str, float] = {}
     degraded_before = degraded_counts(suite)
     with BackgroundLoad(suite, clients=8) as load:
-        time.sleep(3)  # a few seconds of healthy traffic first
+        wait_for(lambda: load.replies() >= 24, 30, "healthy traffic first (three replies per client)")
         for name in ("search", "graph", "memory", "indexer"):
             old_pid = suite.pid(name)
             os.kill(old_pid, signal.SIGKILL)
@@ -125,7 +129,8 @@ def test_hooks_answer_in_time_while_each_backend_is_killed_and_recover_fully(fau
             wait_for(partial(restarted, suite, name, old_pid), 60, f"the supervisor to restart {name}")
             wait_for(lambda: full_answer(suite), 30, f"full answers after {name} came back")
             recovery[name] = round(time.monotonic() - killed, 1)
-            time.sleep(1)
+            settled = load.replies() + 8
+            wait_for(lambda target=settled: load.replies() >= target, 30, f"traffic after {name} recovered")
     summary = load.result.summary()
     slow = [s for s in load.result.samples if s.seconds >= HOOK_LIMIT]
     print(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -69,6 +70,9 @@ class IndexPhase(StrEnum):
     DONE = "done"
 
 
+MAX_SKIPPED_LISTED = 200  # skipped paths a progress report lists (the counts per reason are complete)
+
+
 @dataclass(frozen=True, slots=True)
 class IndexProgress:
     """A snapshot of an indexing run; the last one of a run has phase DONE."""
@@ -83,6 +87,8 @@ class IndexProgress:
     errors: int = 0
     eta_seconds: float = 0.0
     message: str = ""
+    skipped_reasons: Mapping[str, int] = field(default_factory=dict)  # files left out this run, by reason
+    skipped_files: tuple[tuple[str, str], ...] = ()  # (path, reason), the first MAX_SKIPPED_LISTED
 
 
 @dataclass(frozen=True, slots=True)

@@ -102,7 +102,14 @@ class IndexRepoRequest(_message.Message):
     def __init__(self, repo: _Optional[str] = ..., full: _Optional[bool] = ...) -> None: ...
 
 class IndexRepoResponse(_message.Message):
-    __slots__ = ("phase", "files_scanned", "files_changed", "files_parsed", "files_sent", "files_deleted", "chunks", "errors", "eta_seconds", "message")
+    __slots__ = ("phase", "files_scanned", "files_changed", "files_parsed", "files_sent", "files_deleted", "chunks", "errors", "eta_seconds", "message", "skipped_reasons", "skipped_files")
+    class SkippedReasonsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: int
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[int] = ...) -> None: ...
     PHASE_FIELD_NUMBER: _ClassVar[int]
     FILES_SCANNED_FIELD_NUMBER: _ClassVar[int]
     FILES_CHANGED_FIELD_NUMBER: _ClassVar[int]
@@ -113,6 +120,8 @@ class IndexRepoResponse(_message.Message):
     ERRORS_FIELD_NUMBER: _ClassVar[int]
     ETA_SECONDS_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    SKIPPED_REASONS_FIELD_NUMBER: _ClassVar[int]
+    SKIPPED_FILES_FIELD_NUMBER: _ClassVar[int]
     phase: IndexPhase
     files_scanned: int
     files_changed: int
@@ -123,7 +132,17 @@ class IndexRepoResponse(_message.Message):
     errors: int
     eta_seconds: float
     message: str
-    def __init__(self, phase: _Optional[_Union[IndexPhase, str]] = ..., files_scanned: _Optional[int] = ..., files_changed: _Optional[int] = ..., files_parsed: _Optional[int] = ..., files_sent: _Optional[int] = ..., files_deleted: _Optional[int] = ..., chunks: _Optional[int] = ..., errors: _Optional[int] = ..., eta_seconds: _Optional[float] = ..., message: _Optional[str] = ...) -> None: ...
+    skipped_reasons: _containers.ScalarMap[str, int]
+    skipped_files: _containers.RepeatedCompositeFieldContainer[SkippedFile]
+    def __init__(self, phase: _Optional[_Union[IndexPhase, str]] = ..., files_scanned: _Optional[int] = ..., files_changed: _Optional[int] = ..., files_parsed: _Optional[int] = ..., files_sent: _Optional[int] = ..., files_deleted: _Optional[int] = ..., chunks: _Optional[int] = ..., errors: _Optional[int] = ..., eta_seconds: _Optional[float] = ..., message: _Optional[str] = ..., skipped_reasons: _Optional[_Mapping[str, int]] = ..., skipped_files: _Optional[_Iterable[_Union[SkippedFile, _Mapping]]] = ...) -> None: ...
+
+class SkippedFile(_message.Message):
+    __slots__ = ("path", "reason")
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    path: str
+    reason: str
+    def __init__(self, path: _Optional[str] = ..., reason: _Optional[str] = ...) -> None: ...
 
 class IndexPathsRequest(_message.Message):
     __slots__ = ("repo", "paths")

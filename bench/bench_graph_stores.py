@@ -1,7 +1,7 @@
 """Graph store benchmark (not a test): Neo4j vs SQLite on the same synthetic corpus, in one run.
 
     make bench-graph-stores                       # starts a real Neo4j (tools/neo4j/with_neo4j.py)
-    REPORECALL_TEST_NEO4J_URL=bolt://127.0.0.1:7687 .venv/bin/python -m services.graph.bench_graph_stores
+    REPORECALL_TEST_NEO4J_URL=bolt://127.0.0.1:7687 .venv/bin/python -m bench.bench_graph_stores
 
 For each backend: ReplaceFileGraph throughput (files/s and call sites/s, through the engine as the servicer
 does), then CallTree(up=2, down=2, branch=8) p50/p99 over a real grpc.aio server on loopback — once before

@@ -3,7 +3,7 @@
 Each candidate runs in its own subprocess so RSS is its own. Random unit vectors (384-d), 4 repos
 (the queried one holds half the points), top-50 queries with and without a payload filter.
 
-    .venv/bin/python -m services.search.bench_vector_stores --points 20000 --queries 200
+    .venv/bin/python -m bench.bench_vector_stores --points 20000 --queries 200
 """
 
 from __future__ import annotations
@@ -217,7 +217,7 @@ def main() -> None:
             [
                 sys.executable,
                 "-m",
-                "services.search.bench_vector_stores",
+                "bench.bench_vector_stores",
                 "--child",
                 store,
                 "--points",

@@ -1,9 +1,9 @@
 """Recall benchmark: precision/recall per memory class and latency, on an annotated set of memories.
 
-    .venv/bin/python -m services.memory.bench_recall [--rounds 20] [--scale 2000] [--json]
+    .venv/bin/python -m bench.bench_recall [--rounds 20] [--scale 2000] [--json]
 
-The memories are services/memory/bench/memories/*.md (one repo, "shop"); the queries, with the ids they
-should recall, are services/memory/bench/queries.yaml (viewer: branch main, user dev unless stated).
+The memories are bench/memory/memories/*.md (one repo, "shop"); the queries, with the ids they
+should recall, are bench/memory/queries.yaml (viewer: branch main, user dev unless stated).
 Each query is a hook-style recall: limit 5, the default memory budget, active and visible memories only.
 
 Metrics, per class of the memories involved:
@@ -40,7 +40,7 @@ from services.memory.domain.model import Memory, MemoryClass
 from services.memory.domain.query import STOPWORDS
 from services.memory.engine import MemoryEngine, RecallQuery
 
-HERE = Path(__file__).parent / "bench"
+HERE = Path(__file__).parent / "memory"
 REPO = "shop"
 LIMIT = 5
 NOW = datetime(2025, 5, 1, 12, 0, tzinfo=UTC)

@@ -6,7 +6,7 @@
    from the real embedder (cached by text hash in --cache, so only the first run pays the ~8 minutes of
    embedding), served by SearchServicer on an in-process grpc.aio server, queried over loopback gRPC.
 
-    .venv/bin/python -m services.search.bench_search --chunks 20000 --queries 300
+    .venv/bin/python -m bench.bench_search --chunks 20000 --queries 300
 
 Targets (issue 4): Search p50 ≤ 15 ms, p99 ≤ 50 ms with vectors on; backfill ≥ 40 chunks/s on 2 cores.
 """
@@ -27,13 +27,13 @@ from pathlib import Path
 import grpc
 import numpy as np
 
+from bench.search_corpus import stdlib_chunks
 from kit.domain import Chunk
 from reporecall.search.v1 import search_pb2, search_pb2_grpc
 from services.search.adapters.numpy_vector_index import NumpyVectorIndex
 from services.search.adapters.onnx_embedder import OnnxEmbedder
 from services.search.adapters.sqlite_embedding_store import SqliteEmbeddingStore
 from services.search.adapters.sqlite_keyword_index import SqliteKeywordIndex
-from services.search.bench_corpus import stdlib_chunks
 from services.search.bootstrap import QUERY_TOKENS
 from services.search.engine import EngineOptions, SearchEngine
 from services.search.servicer import SearchServicer

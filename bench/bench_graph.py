@@ -1,6 +1,6 @@
 """Graph benchmark (not a test): community recompute on a large synthetic graph, CallTree latency over gRPC.
 
-    .venv/bin/python -m services.graph.bench_graph [--symbols 50000] [--calls-per-symbol 4] [--queries 500]
+    .venv/bin/python -m bench.bench_graph [--symbols 50000] [--calls-per-symbol 4] [--queries 500]
 
 Builds a synthetic repository in an embedded (SQLite) store under a temporary folder: packages of files of
 functions and methods, most calls inside the package, some across, some external, some names shared by

@@ -1,7 +1,7 @@
 """Benchmark: cold keyword-only indexing throughput and one-file incremental update time.
 
-    python -m services.indexer.bench_index                     # Django 5.2.8 wheel from PyPI (pinned)
-    python -m services.indexer.bench_index --src /path/to/tree --executor thread
+    python -m bench.bench_index                     # Django 5.2.8 wheel from PyPI (pinned)
+    python -m bench.bench_index --src /path/to/tree --executor thread
 
 Two measurements in the same run, printed with their ratio:
 - baseline: the indexer engine alone with no-op sinks that acknowledge at once (scan, change detection,
@@ -162,7 +162,7 @@ def bench_suite(src: Path) -> dict[str, float]:
     """Cold index through the real processes, then save → searchable latency via the watcher."""
     import httpx
 
-    from tests.suite import Suite, wait_for
+    from kit.testing import Suite, wait_for
 
     with tempfile.TemporaryDirectory(prefix="reporecall-bench-suite-") as tmp:
         tree = Path(tmp) / "tree"
