@@ -24,6 +24,8 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from kit.service_auth import load_or_create_token
+
 # (name, python module, offset from the base port for its gRPC listener)
 CHILDREN = (
     ("search", "services.search", 3),
@@ -119,6 +121,7 @@ class Supervisor:
     def prepare(self) -> None:
         (self.data_dir / "logs").mkdir(parents=True, exist_ok=True)
         self.token = self._local_token()
+        service_token = load_or_create_token(self.data_dir)
         port = (lambda offset: self.base_port + offset) if self.base_port else (lambda offset: free_port())
         self.http_port = port(HTTP_OFFSET)
         addresses = {name: f"127.0.0.1:{port(offset)}" for name, _, offset in CHILDREN}
@@ -127,6 +130,7 @@ class Supervisor:
             **self.extra_env,
             "REPORECALL_DATA_DIR": str(self.data_dir),
             "REPORECALL_LOG_FORMAT": "json",
+            "REPORECALL_SERVICE_TOKEN": service_token,
             "PYTHONUNBUFFERED": "1",
         }
         for index, (name, module, _) in enumerate(CHILDREN):

@@ -15,7 +15,7 @@ from gateway.settings import GatewaySettings
 from gateway.slow_clients import header_deadline_protocol
 from kit.logging import configure_logging
 from kit.service import fail, start_grpc_server, start_metrics, termination_event
-from kit.settings import ConfigError, load_settings
+from kit.settings import ConfigError, load_settings, require_service_token
 from reporecall.gateway.v1 import gateway_pb2_grpc
 
 log = structlog.get_logger("gateway")
@@ -41,6 +41,7 @@ def bind_http(settings: GatewaySettings) -> socket.socket:
 
 
 async def serve(settings: GatewaySettings) -> None:
+    require_service_token(settings)
     stop = termination_event()
     metrics_port = start_metrics(settings)
     sock = bind_http(settings)

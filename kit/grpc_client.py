@@ -10,6 +10,7 @@ import json
 import grpc
 
 from kit.metrics import client_interceptors
+from kit.service_auth import aio_client_interceptors
 
 DEFAULT_TIMEOUT = 10.0
 
@@ -32,7 +33,8 @@ _SERVICE_CONFIG = json.dumps(
 )
 
 
-def open_channel(address: str, *, retries: bool = True) -> grpc.aio.Channel:
+def open_channel(address: str, *, token: str = "", retries: bool = True) -> grpc.aio.Channel:
+    """A channel to another service of the suite; `token` is the deployment's secret (settings.service_token)."""
     options: list[tuple[str, object]] = [
         ("grpc.max_receive_message_length", 64 * 1024 * 1024),
         ("grpc.max_send_message_length", 64 * 1024 * 1024),
@@ -43,4 +45,6 @@ def open_channel(address: str, *, retries: bool = True) -> grpc.aio.Channel:
     ]
     if retries:
         options.append(("grpc.service_config", _SERVICE_CONFIG))
-    return grpc.aio.insecure_channel(address, options=options, interceptors=client_interceptors())
+    return grpc.aio.insecure_channel(
+        address, options=options, interceptors=[*aio_client_interceptors(token), *client_interceptors()]
+    )

@@ -22,7 +22,8 @@ from grpc_reflection.v1alpha import reflection
 
 from kit.logging import configure_logging
 from kit.metrics import ServerInterceptor, start_metrics_server, watch_data_dir
-from kit.settings import ConfigError, ServiceSettings, SettingsT, load_settings
+from kit.service_auth import ServiceAuthInterceptor
+from kit.settings import ConfigError, ServiceSettings, SettingsT, load_settings, require_service_token
 
 log = structlog.get_logger("service")
 
@@ -62,8 +63,13 @@ def run_service(
 async def start_grpc_server(
     name: str, settings: ServiceSettings, servicers: list[tuple[Callable[..., None], Any, str]]
 ) -> tuple[grpc.aio.Server, HealthServicer, int]:
+    # Metrics first, so refused callers are counted; then the deployment's credentials (when configured:
+    # in-process test servers run without; real processes must have them, see `serve`).
+    interceptors: list[grpc.aio.ServerInterceptor] = [ServerInterceptor()]
+    if settings.service_token:
+        interceptors.append(ServiceAuthInterceptor(settings.service_token))
     server = grpc.aio.server(
-        interceptors=[ServerInterceptor()],
+        interceptors=interceptors,
         options=[
             ("grpc.max_receive_message_length", 64 * 1024 * 1024),
             ("grpc.max_send_message_length", 64 * 1024 * 1024),
@@ -119,6 +125,7 @@ def termination_event() -> asyncio.Event:
 
 
 async def serve(name: str, settings: SettingsT, bootstrap: Callable[[SettingsT], ServiceParts]) -> None:
+    require_service_token(settings)
     stop = termination_event()
     metrics_port = start_metrics(settings)
     parts = bootstrap(settings)

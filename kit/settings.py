@@ -41,6 +41,8 @@ class ServiceSettings(BaseSettings):
     metrics_host: str = "127.0.0.1"
     log_format: Literal["auto", "json", "console"] = "auto"
     log_level: Literal["debug", "info", "warning", "error"] = "info"
+    # The deployment's shared secret: gRPC servers refuse callers without it, clients send it (kit.service_auth).
+    service_token: str = ""
 
     @field_validator("data_dir")
     @classmethod
@@ -68,6 +70,17 @@ _FIXES = {
     "listen": "set REPORECALL_LISTEN to host:port",
     "metrics_port": "set REPORECALL_METRICS_PORT to a free port, 0 for any, -1 to disable",
 }
+
+
+def require_service_token(settings: ServiceSettings) -> str:
+    """A real service process needs the deployment's secret; without it nobody could (or everybody would) call it."""
+    if not settings.service_token:
+        raise ConfigError(
+            f"{ENV_PREFIX}SERVICE_TOKEN",
+            "not set; every service accepts only callers that present the deployment's secret",
+            "run the suite with `reporecall up` (it creates one), or set it in .env (deploy/make-env.sh)",
+        )
+    return settings.service_token
 
 
 def load_settings(cls: type[SettingsT], **overrides: object) -> SettingsT:
