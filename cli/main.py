@@ -166,7 +166,10 @@ def cmd_up(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         raise CliError(str(exc)) from None
     supervisor = Supervisor(data_dir=data_dir, base_port=args.base_port)
-    supervisor.prepare()
+    try:
+        supervisor.prepare()
+    except StartupError as exc:
+        raise CliError(str(exc)) from None
     stopping = threading.Event()
 
     def on_signal(signum: int, frame: object) -> None:

@@ -96,6 +96,49 @@ class Child:
         return lines[-1] if lines else ""
 
 
+def _alive(pid: object) -> bool:
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _port_owner(port: int) -> int | None:
+    """The pid listening on a loopback TCP port, read from /proc (None when unknown or not Linux)."""
+    inodes: set[str] = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError), open(table) as handle:
+            for line in list(handle)[1:]:
+                fields = line.split()
+                if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:  # 0A = LISTEN
+                    inodes.add(fields[9])
+    if not inodes:
+        return None
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            for fd in (proc / "fd").iterdir():
+                target = os.readlink(fd)
+                if target.startswith("socket:[") and target[8:-1] in inodes:
+                    return int(proc.name)
+    return None
+
+
+def port_in_use(port: int) -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return True
+    return False
+
+
 def is_serving(address: str, timeout: float = 0.5) -> bool:
     with grpc.insecure_channel(address) as channel:
         try:
@@ -118,7 +161,30 @@ class Supervisor:
     http_port: int = 0
     _stop: threading.Event = field(default_factory=threading.Event)
 
+    def refuse_if_taken(self) -> None:
+        """Another suite on this data dir or these ports: one line naming its pid and port, nothing touched."""
+        with contextlib.suppress(OSError, ValueError):
+            info = json.loads((self.data_dir / "run.json").read_text())
+            pids = [info.get("supervisor_pid")] + [c.get("pid") for c in info.get("children", {}).values()]
+            live = [pid for pid in pids if _alive(pid)]
+            if live:
+                raise StartupError(
+                    f"another suite is running on {self.data_dir} (pid {live[0]}, gateway "
+                    f"{info.get('gateway_url', '?')}); stop it first (kill {live[0]}) or use another --data-dir"
+                )
+        if not self.base_port:
+            return
+        for port in sorted({self.base_port + HTTP_OFFSET, *(self.base_port + o for _, _, o in CHILDREN)}):
+            if port_in_use(port):
+                owner = _port_owner(port)
+                held = f"by pid {owner}" if owner else "by another process"
+                raise StartupError(
+                    f"port {port} is already in use {held}; stop it (kill {owner or 'PID'}) "
+                    "or choose other ports (reporecall up --base-port N)"
+                )
+
     def prepare(self) -> None:
+        self.refuse_if_taken()
         (self.data_dir / "logs").mkdir(parents=True, exist_ok=True)
         self.token = self._local_token()
         service_token = load_or_create_token(self.data_dir)
@@ -131,6 +197,8 @@ class Supervisor:
             "REPORECALL_DATA_DIR": str(self.data_dir),
             "REPORECALL_LOG_FORMAT": "json",
             "REPORECALL_SERVICE_TOKEN": service_token,
+            # Children stop when this process dies, even by SIGKILL (kit.lifetime).
+            "REPORECALL_PARENT_PID": str(os.getpid()),
             "PYTHONUNBUFFERED": "1",
         }
         for index, (name, module, _) in enumerate(CHILDREN):
@@ -226,7 +294,11 @@ class Supervisor:
                 if child.next_start == 0.0:
                     code = child.process.returncode if child.process else None
                     child.next_start = now + child.backoff
-                    self.say(f"  {child.name} exited (code {code}); restarting in {child.backoff:.0f} s")
+                    reason = child.last_log_line()
+                    self.say(
+                        f"  {child.name} exited (code {code}); restarting in {child.backoff:.0f} s"
+                        + (f"; last error: {reason[:300]}" if reason else "")
+                    )
                     child.backoff = min(child.backoff * 2, MAX_BACKOFF)
                 elif now >= child.next_start:
                     child.next_start = 0.0
@@ -249,5 +321,11 @@ class Supervisor:
             except subprocess.TimeoutExpired:
                 child.process.kill()
                 child.process.wait()
-        with contextlib.suppress(FileNotFoundError):
-            (self.data_dir / "run.json").unlink()
+        self._remove_run_file()
+
+    def _remove_run_file(self) -> None:
+        """Only our own run.json: another suite's (a refused start) is left alone."""
+        path = self.data_dir / "run.json"
+        with contextlib.suppress(OSError, ValueError):
+            if json.loads(path.read_text()).get("supervisor_pid") == os.getpid():
+                path.unlink()

@@ -20,6 +20,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
+from kit.lifetime import die_with_parent
 from kit.logging import configure_logging
 from kit.metrics import ServerInterceptor, start_metrics_server, watch_data_dir
 from kit.service_auth import ServiceAuthInterceptor
@@ -127,6 +128,7 @@ def termination_event() -> asyncio.Event:
 async def serve(name: str, settings: SettingsT, bootstrap: Callable[[SettingsT], ServiceParts]) -> None:
     require_service_token(settings)
     stop = termination_event()
+    die_with_parent(settings.parent_pid)  # after the SIGTERM handler: a dead parent means a clean stop
     metrics_port = start_metrics(settings)
     parts = bootstrap(settings)
     if parts.on_start:

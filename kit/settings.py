@@ -43,6 +43,8 @@ class ServiceSettings(BaseSettings):
     log_level: Literal["debug", "info", "warning", "error"] = "info"
     # The deployment's shared secret: gRPC servers refuse callers without it, clients send it (kit.service_auth).
     service_token: str = ""
+    # Set by `reporecall up`: the supervisor's pid; the process stops when it dies (kit.lifetime).
+    parent_pid: int = 0
 
     @field_validator("data_dir")
     @classmethod

@@ -94,7 +94,11 @@ def test_the_secret_file_is_owner_only(suite: Suite) -> None:
 @pytest.mark.parametrize("module", ["services.search", "gateway"])
 def test_a_service_without_a_secret_refuses_to_start_with_one_line(tmp_path: Path, module: str) -> None:
     env = {k: v for k, v in os.environ.items() if k != "REPORECALL_SERVICE_TOKEN"}
-    env |= {"REPORECALL_DATA_DIR": str(tmp_path), "REPORECALL_METRICS_PORT": "-1", "REPORECALL_HTTP_PORT": "0"}
+    env |= {
+        "REPORECALL_DATA_DIR": str(tmp_path),
+        "REPORECALL_METRICS_PORT": "-1",
+        "REPORECALL_HTTP_PORT": "0",
+    }
     done = subprocess.run(
         [sys.executable, "-m", module], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
     )
