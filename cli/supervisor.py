@@ -174,12 +174,14 @@ class Supervisor:
                 )
         if not self.base_port:
             return
-        for port in sorted({self.base_port + HTTP_OFFSET, *(self.base_port + o for _, _, o in CHILDREN)}):
+        settings = {self.base_port + HTTP_OFFSET: "REPORECALL_HTTP_PORT="}
+        settings |= {self.base_port + offset: "REPORECALL_LISTEN=127.0.0.1:" for _, _, offset in CHILDREN}
+        for port, setting in sorted(settings.items()):
             if port_in_use(port):
                 owner = _port_owner(port)
                 held = f"by pid {owner}" if owner else "by another process"
                 raise StartupError(
-                    f"port {port} is already in use {held}; stop it (kill {owner or 'PID'}) "
+                    f"{setting}{port}: the port is already in use {held} — stop it (kill {owner or 'PID'}) "
                     "or choose other ports (reporecall up --base-port N)"
                 )
 

@@ -71,7 +71,7 @@ def test_up_refuses_ports_held_by_another_process_naming_pid_and_port(tmp_path: 
         )
     output = done.stderr + done.stdout
     assert done.returncode != 0 and "Traceback" not in output
-    assert f"port {base}" in output and f"pid {os.getpid()}" in output
+    assert f"REPORECALL_HTTP_PORT={base}" in output and f"pid {os.getpid()}" in output
     assert not (tmp_path / "logs").exists()  # refused before anything was started or written
 
 
