@@ -25,6 +25,7 @@ import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from kit.service_auth import load_or_create_token
+from kit.settings import restrict_umask
 
 # (name, python module, offset from the base port for its gRPC listener)
 CHILDREN = (
@@ -70,7 +71,7 @@ class Child:
         return f"127.0.0.1:{self.grpc_port}"
 
     def spawn(self) -> None:
-        log = open(self.log_path, "ab")  # noqa: SIM115 - handed to the child
+        log = os.fdopen(os.open(self.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "ab")
         self.process = subprocess.Popen(
             [sys.executable, "-m", self.module],
             env=self.env,
@@ -187,7 +188,8 @@ class Supervisor:
 
     def prepare(self) -> None:
         self.refuse_if_taken()
-        (self.data_dir / "logs").mkdir(parents=True, exist_ok=True)
+        restrict_umask()  # the children inherit it: everything under the data dir is owner-only
+        (self.data_dir / "logs").mkdir(mode=0o700, parents=True, exist_ok=True)
         self.token = self._local_token()
         service_token = load_or_create_token(self.data_dir)
         port = (lambda offset: self.base_port + offset) if self.base_port else (lambda offset: free_port())

@@ -16,7 +16,7 @@ from gateway.slow_clients import header_deadline_protocol
 from kit.lifetime import die_with_parent
 from kit.logging import configure_logging
 from kit.service import fail, start_grpc_server, start_metrics, termination_event
-from kit.settings import ConfigError, load_settings, require_service_token
+from kit.settings import ConfigError, load_settings, require_service_token, restrict_umask
 from reporecall.gateway.v1 import gateway_pb2_grpc
 
 log = structlog.get_logger("gateway")
@@ -95,6 +95,7 @@ async def serve(settings: GatewaySettings) -> None:
 
 
 def main() -> None:
+    restrict_umask()
     try:
         settings = load_settings(GatewaySettings)
     except ConfigError as exc:

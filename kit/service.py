@@ -24,7 +24,14 @@ from kit.lifetime import die_with_parent
 from kit.logging import configure_logging
 from kit.metrics import ServerInterceptor, start_metrics_server, watch_data_dir
 from kit.service_auth import ServiceAuthInterceptor
-from kit.settings import ConfigError, ServiceSettings, SettingsT, load_settings, require_service_token
+from kit.settings import (
+    ConfigError,
+    ServiceSettings,
+    SettingsT,
+    load_settings,
+    require_service_token,
+    restrict_umask,
+)
 
 log = structlog.get_logger("service")
 
@@ -50,6 +57,7 @@ def fail(message: str, service: str) -> None:
 def run_service(
     name: str, settings_cls: type[SettingsT], bootstrap: Callable[[SettingsT], ServiceParts]
 ) -> None:
+    restrict_umask()
     try:
         settings = load_settings(settings_cls)
     except ConfigError as exc:

@@ -21,6 +21,23 @@ def default_data_dir() -> Path:
     return Path(base) / "reporecall"
 
 
+def owner_only(path: Path) -> None:
+    """Tighten a folder of ours to 0700 (one left open by an older version, or made under a loose umask).
+
+    Everything else a process writes is owner-only through `restrict_umask` (0077) at start-up.
+    """
+    try:
+        if path.stat().st_uid == os.getuid() and path.stat().st_mode & 0o077:
+            path.chmod(0o700)
+    except OSError:
+        pass
+
+
+def restrict_umask() -> None:
+    """Files and folders this process creates are owner-only (data, logs, tokens, memories)."""
+    os.umask(0o077)
+
+
 class ConfigError(Exception):
     """A setting is wrong. The message names the setting, the problem and the fix, on one line."""
 
@@ -51,9 +68,10 @@ class ServiceSettings(BaseSettings):
     def _data_dir_usable(cls, value: Path) -> Path:
         value = value.expanduser().resolve()
         try:
-            value.mkdir(parents=True, exist_ok=True)
+            value.mkdir(mode=0o700, parents=True, exist_ok=True)
         except OSError as exc:
             raise ValueError(f"cannot create {value} ({exc.strerror})") from exc
+        owner_only(value)
         if not os.access(value, os.R_OK | os.W_OK | os.X_OK):
             raise ValueError(f"{value} is not readable and writable by this user")
         return value
@@ -61,7 +79,7 @@ class ServiceSettings(BaseSettings):
     def store_path(self, name: str) -> Path:
         """A store's folder under the data dir, created on first use."""
         path = self.data_dir / name
-        path.mkdir(parents=True, exist_ok=True)
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
         return path
 
 

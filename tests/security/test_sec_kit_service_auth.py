@@ -104,3 +104,38 @@ def test_a_service_without_a_secret_refuses_to_start_with_one_line(tmp_path: Pat
     )
     assert done.returncode == 2
     assert "REPORECALL_SERVICE_TOKEN" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_everything_under_the_data_dir_is_owner_only(suite: Suite) -> None:
+    """Before: data dir 0755, tokens.db and memory files 0644 — readable by every account on the server."""
+    issued = subprocess.run(
+        [sys.executable, "-m", "cli.main", "--data-dir", str(suite.data_dir), "token", "issue", "mallory"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert issued.returncode == 0, issued.stderr
+    suite.post("/api/ops/store_memory", {"repo": "none", "name": "n", "body": "the invoice total is rounded"})
+    root = Path(suite.data_dir)
+    assert root.stat().st_mode & 0o777 == 0o700
+    loose = [
+        f"{path.relative_to(root)} {oct(path.stat().st_mode & 0o777)}"
+        for path in root.rglob("*")
+        if not path.is_symlink() and path.stat().st_mode & 0o077 and path.name != "up.log"
+    ]
+    assert not loose, loose
+    for name in ("gateway/tokens.db", "run.json", "local-token", "service-token"):
+        assert (root / name).stat().st_mode & 0o777 == 0o600, name
+
+
+def test_a_token_store_made_by_the_cli_under_a_loose_umask_is_owner_only(tmp_path: Path) -> None:
+    from gateway.auth import TokenStore
+
+    previous = os.umask(0o022)
+    try:
+        TokenStore(tmp_path / "gateway" / "tokens.db").issue("alice")
+    finally:
+        os.umask(previous)
+    assert (tmp_path / "gateway").stat().st_mode & 0o777 == 0o700
+    assert (tmp_path / "gateway" / "tokens.db").stat().st_mode & 0o777 == 0o600
