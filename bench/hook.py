@@ -130,8 +130,8 @@ def run(
         started = time.perf_counter()
         final = run_index(GatewayClient(suite.url, suite.token, timeout=600), str(root), repo, False, False)
         search_addr = suite.run_info["children"]["search"]["address"]
-        vectors = speed.wait_for_vectors(search_addr, repo, timeout=3600)
-        stats = speed.search_stats(search_addr, repo)
+        vectors = speed.wait_for_vectors(search_addr, suite.service_token, repo, timeout=3600)
+        stats = speed.search_stats(search_addr, suite.service_token, repo)
         print(
             f"{root}: {final.get('files_scanned', 0)} files scanned, {stats.files} with chunks, "
             f"{stats.chunks} chunks, {vectors['vectors']} vectors "

@@ -165,7 +165,7 @@ def run_corpus(
     index_s = time.perf_counter() - started
     files, chunks = int(final.get("files_sent", 0)), int(final.get("chunks", 0))
     say(f"{corpus.name}: {files} files, {chunks} chunks in {index_s:.1f} s; waiting for vectors")
-    vectors = speed.wait_for_vectors(search_addr, corpus.name, VECTOR_TIMEOUT)
+    vectors = speed.wait_for_vectors(search_addr, suite.service_token, corpus.name, VECTOR_TIMEOUT)
     backfill_s = time.perf_counter() - started
     say(f"{corpus.name}: vectors {vectors['vectors']}/{vectors['chunks']} after {backfill_s:.1f} s")
     result["index"] = {
@@ -253,8 +253,12 @@ def run_corpus(
     seeds = sorted({g.symbol.split(".")[-1] for p in code for g in p.gold if g.grade == 3})
     rounds = 1 if quick else 3
     result["grpc"] = {
-        "search": speed.grpc_search_latency(search_addr, corpus.name, code_texts, rounds),
-        "call_tree": speed.grpc_call_tree_latency(graph_addr, corpus.name, seeds, rounds),
+        "search": speed.grpc_search_latency(
+            search_addr, suite.service_token, corpus.name, code_texts, rounds
+        ),
+        "call_tree": speed.grpc_call_tree_latency(
+            graph_addr, suite.service_token, corpus.name, seeds, rounds
+        ),
     }
     bm25_ms: list[float] = []
     for _ in range(rounds):

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 import grpc
 
 from bench.scoring import latency_summary
+from kit.service_auth import authorized_channel
 from reporecall.graph.v1 import graph_pb2, graph_pb2_grpc
 from reporecall.search.v1 import search_pb2, search_pb2_grpc
 
@@ -168,8 +169,10 @@ def _timed(calls: Sequence[Callable[[], Any]]) -> dict[str, Any]:
     return {**latency_summary(latencies), "errors": errors}
 
 
-def grpc_search_latency(address: str, repo: str, queries: Sequence[str], rounds: int) -> dict[str, Any]:
-    with grpc.insecure_channel(address) as channel:
+def grpc_search_latency(
+    address: str, token: str, repo: str, queries: Sequence[str], rounds: int
+) -> dict[str, Any]:
+    with authorized_channel(address, token) as channel:
         stub = search_pb2_grpc.SearchServiceStub(channel)
         request = search_pb2.SearchRequest
         hybrid = search_pb2.SEARCH_MODE_HYBRID
@@ -182,8 +185,10 @@ def grpc_search_latency(address: str, repo: str, queries: Sequence[str], rounds:
         return _timed(calls)
 
 
-def grpc_call_tree_latency(address: str, repo: str, seeds: Sequence[str], rounds: int) -> dict[str, Any]:
-    with grpc.insecure_channel(address) as channel:
+def grpc_call_tree_latency(
+    address: str, token: str, repo: str, seeds: Sequence[str], rounds: int
+) -> dict[str, Any]:
+    with authorized_channel(address, token) as channel:
         stub = graph_pb2_grpc.GraphServiceStub(channel)
         request = graph_pb2.CallTreeRequest
         calls = [
@@ -198,19 +203,21 @@ def grpc_call_tree_latency(address: str, repo: str, seeds: Sequence[str], rounds
         return _timed(calls)
 
 
-def search_stats(address: str, repo: str) -> search_pb2.StatsResponse:
-    with grpc.insecure_channel(address) as channel:
+def search_stats(address: str, token: str, repo: str) -> search_pb2.StatsResponse:
+    with authorized_channel(address, token) as channel:
         return search_pb2_grpc.SearchServiceStub(channel).Stats(
             search_pb2.StatsRequest(repo=repo), timeout=10
         )
 
 
-def wait_for_vectors(address: str, repo: str, timeout: float, interval: float = 1.0) -> dict[str, Any]:
+def wait_for_vectors(
+    address: str, token: str, repo: str, timeout: float, interval: float = 1.0
+) -> dict[str, Any]:
     """Poll search Stats until the embed backlog of `repo` is empty (vectors on) or `timeout` passes."""
     deadline = time.monotonic() + timeout
-    stats = search_stats(address, repo)
+    stats = search_stats(address, token, repo)
     while time.monotonic() < deadline:
-        stats = search_stats(address, repo)
+        stats = search_stats(address, token, repo)
         if stats.vector_backend == "none" or (stats.embed_backlog == 0 and stats.vectors > 0):
             break
         time.sleep(interval)

@@ -57,7 +57,10 @@ def cmd_up(args: argparse.Namespace) -> int:
 
     data_dir = _data_dir(args)
     supervisor = Supervisor(data_dir=data_dir, base_port=args.base_port)
-    supervisor.prepare()
+    try:
+        supervisor.prepare()
+    except StartupError as exc:
+        raise CliError(str(exc)) from None
     stopping = threading.Event()
 
     def on_signal(signum: int, frame: object) -> None:

@@ -24,6 +24,9 @@ from pathlib import Path
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from kit.service_auth import load_or_create_token
+from kit.settings import restrict_umask
+
 # (name, python module, offset from the base port for its gRPC listener)
 CHILDREN = (
     ("search", "services.search", 3),
@@ -68,7 +71,7 @@ class Child:
         return f"127.0.0.1:{self.grpc_port}"
 
     def spawn(self) -> None:
-        log = open(self.log_path, "ab")  # noqa: SIM115 - handed to the child
+        log = os.fdopen(os.open(self.log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600), "ab")
         self.process = subprocess.Popen(
             [sys.executable, "-m", self.module],
             env=self.env,
@@ -94,6 +97,49 @@ class Child:
         return lines[-1] if lines else ""
 
 
+def _alive(pid: object) -> bool:
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _port_owner(port: int) -> int | None:
+    """The pid listening on a loopback TCP port, read from /proc (None when unknown or not Linux)."""
+    inodes: set[str] = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError), open(table) as handle:
+            for line in list(handle)[1:]:
+                fields = line.split()
+                if fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:  # 0A = LISTEN
+                    inodes.add(fields[9])
+    if not inodes:
+        return None
+    for proc in Path("/proc").iterdir():
+        if not proc.name.isdigit():
+            continue
+        with contextlib.suppress(OSError):
+            for fd in (proc / "fd").iterdir():
+                target = os.readlink(fd)
+                if target.startswith("socket:[") and target[8:-1] in inodes:
+                    return int(proc.name)
+    return None
+
+
+def port_in_use(port: int) -> bool:
+    with socket.socket() as sock:
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return True
+    return False
+
+
 def is_serving(address: str, timeout: float = 0.5) -> bool:
     with grpc.insecure_channel(address) as channel:
         try:
@@ -116,9 +162,36 @@ class Supervisor:
     http_port: int = 0
     _stop: threading.Event = field(default_factory=threading.Event)
 
+    def refuse_if_taken(self) -> None:
+        """Another suite on this data dir or these ports: one line naming its pid and port, nothing touched."""
+        with contextlib.suppress(OSError, ValueError):
+            info = json.loads((self.data_dir / "run.json").read_text())
+            pids = [info.get("supervisor_pid")] + [c.get("pid") for c in info.get("children", {}).values()]
+            live = [pid for pid in pids if _alive(pid)]
+            if live:
+                raise StartupError(
+                    f"another suite is running on {self.data_dir} (pid {live[0]}, gateway "
+                    f"{info.get('gateway_url', '?')}); stop it first (kill {live[0]}) or use another --data-dir"
+                )
+        if not self.base_port:
+            return
+        settings = {self.base_port + HTTP_OFFSET: "REPORECALL_HTTP_PORT="}
+        settings |= {self.base_port + offset: "REPORECALL_LISTEN=127.0.0.1:" for _, _, offset in CHILDREN}
+        for port, setting in sorted(settings.items()):
+            if port_in_use(port):
+                owner = _port_owner(port)
+                held = f"by pid {owner}" if owner else "by another process"
+                raise StartupError(
+                    f"{setting}{port}: the port is already in use {held} — stop it (kill {owner or 'PID'}) "
+                    "or choose other ports (reporecall up --base-port N)"
+                )
+
     def prepare(self) -> None:
-        (self.data_dir / "logs").mkdir(parents=True, exist_ok=True)
+        self.refuse_if_taken()
+        restrict_umask()  # the children inherit it: everything under the data dir is owner-only
+        (self.data_dir / "logs").mkdir(mode=0o700, parents=True, exist_ok=True)
         self.token = self._local_token()
+        service_token = load_or_create_token(self.data_dir)
         port = (lambda offset: self.base_port + offset) if self.base_port else (lambda offset: free_port())
         self.http_port = port(HTTP_OFFSET)
         addresses = {name: f"127.0.0.1:{port(offset)}" for name, _, offset in CHILDREN}
@@ -127,6 +200,9 @@ class Supervisor:
             **self.extra_env,
             "REPORECALL_DATA_DIR": str(self.data_dir),
             "REPORECALL_LOG_FORMAT": "json",
+            "REPORECALL_SERVICE_TOKEN": service_token,
+            # Children stop when this process dies, even by SIGKILL (kit.lifetime).
+            "REPORECALL_PARENT_PID": str(os.getpid()),
             "PYTHONUNBUFFERED": "1",
         }
         for index, (name, module, _) in enumerate(CHILDREN):
@@ -222,7 +298,11 @@ class Supervisor:
                 if child.next_start == 0.0:
                     code = child.process.returncode if child.process else None
                     child.next_start = now + child.backoff
-                    self.say(f"  {child.name} exited (code {code}); restarting in {child.backoff:.0f} s")
+                    reason = child.last_log_line()
+                    self.say(
+                        f"  {child.name} exited (code {code}); restarting in {child.backoff:.0f} s"
+                        + (f"; last error: {reason[:300]}" if reason else "")
+                    )
                     child.backoff = min(child.backoff * 2, MAX_BACKOFF)
                 elif now >= child.next_start:
                     child.next_start = 0.0
@@ -245,5 +325,11 @@ class Supervisor:
             except subprocess.TimeoutExpired:
                 child.process.kill()
                 child.process.wait()
-        with contextlib.suppress(FileNotFoundError):
-            (self.data_dir / "run.json").unlink()
+        self._remove_run_file()
+
+    def _remove_run_file(self) -> None:
+        """Only our own run.json: another suite's (a refused start) is left alone."""
+        path = self.data_dir / "run.json"
+        with contextlib.suppress(OSError, ValueError):
+            if json.loads(path.read_text()).get("supervisor_pid") == os.getpid():
+                path.unlink()

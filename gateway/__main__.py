@@ -13,9 +13,10 @@ from gateway.bootstrap import bootstrap
 from gateway.servicer import GatewayServicer
 from gateway.settings import GatewaySettings
 from gateway.slow_clients import header_deadline_protocol
+from kit.lifetime import die_with_parent
 from kit.logging import configure_logging
 from kit.service import fail, start_grpc_server, start_metrics, termination_event
-from kit.settings import ConfigError, load_settings
+from kit.settings import ConfigError, load_settings, require_service_token, restrict_umask
 from reporecall.gateway.v1 import gateway_pb2_grpc
 
 log = structlog.get_logger("gateway")
@@ -41,7 +42,9 @@ def bind_http(settings: GatewaySettings) -> socket.socket:
 
 
 async def serve(settings: GatewaySettings) -> None:
+    require_service_token(settings)
     stop = termination_event()
+    die_with_parent(settings.parent_pid)  # after the SIGTERM handler: a dead parent means a clean stop
     metrics_port = start_metrics(settings)
     sock = bind_http(settings)
     gateway = bootstrap(settings)
@@ -92,6 +95,7 @@ async def serve(settings: GatewaySettings) -> None:
 
 
 def main() -> None:
+    restrict_umask()
     try:
         settings = load_settings(GatewaySettings)
     except ConfigError as exc:

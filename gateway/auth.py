@@ -13,6 +13,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import hmac
+import os
 import secrets
 import sqlite3
 import threading
@@ -45,7 +46,10 @@ class TokenStore:
     """SQLite table of hashed tokens. Safe to use from the CLI while a gateway reads it (WAL)."""
 
     def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        # Owner-only whoever opens it first (the CLI's `token issue` too); SQLite gives -wal/-shm its mode.
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o600))
+        path.chmod(0o600)
         self.path = path
         with self._connect() as db:
             db.execute("PRAGMA journal_mode=WAL")

@@ -75,15 +75,17 @@ class Backends:
     search_addr: str
     graph_addr: str
     memory_addr: str
+    # The deployment's secret, presented to every service (kit.service_auth).
+    service_token: str = ""
     breakers: dict[str, Breaker] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         # No transparent retries on the hook path: a retry would blow the deadline; the breaker decides.
         self._channels = {
-            "indexer": open_channel(self.indexer_addr),
-            "search": open_channel(self.search_addr, retries=False),
-            "graph": open_channel(self.graph_addr, retries=False),
-            "memory": open_channel(self.memory_addr, retries=False),
+            "indexer": open_channel(self.indexer_addr, token=self.service_token),
+            "search": open_channel(self.search_addr, token=self.service_token, retries=False),
+            "graph": open_channel(self.graph_addr, token=self.service_token, retries=False),
+            "memory": open_channel(self.memory_addr, token=self.service_token, retries=False),
         }
         self.indexer = indexer_pb2_grpc.IndexerServiceStub(self._channels["indexer"])
         self.search = search_pb2_grpc.SearchServiceStub(self._channels["search"])

@@ -43,7 +43,11 @@ class Gateway:
 def bootstrap(settings: GatewaySettings, auth: TokenAuthenticator | None = None) -> Gateway:
     """Everything the gateway serves, wired; `auth` defaults to the local token + the token store."""
     backends = Backends(
-        settings.indexer_addr, settings.search_addr, settings.graph_addr, settings.memory_addr
+        settings.indexer_addr,
+        settings.search_addr,
+        settings.graph_addr,
+        settings.memory_addr,
+        service_token=settings.service_token,
     )
     repos = RepoDirectory(backends)
     service = ContextService(backends, repos, settings.budget_tokens, settings.backend_deadline_ms / 1000)

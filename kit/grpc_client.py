@@ -11,6 +11,7 @@ import json
 import grpc
 
 from kit.metrics import client_interceptors
+from kit.service_auth import aio_client_interceptors
 
 DEFAULT_TIMEOUT = 10.0
 
@@ -54,7 +55,8 @@ def channel_target(address: str) -> str:
     return ("ipv4:" if families == {4} else "ipv6:") + ",".join(parts)
 
 
-def open_channel(address: str, *, retries: bool = True) -> grpc.aio.Channel:
+def open_channel(address: str, *, token: str = "", retries: bool = True) -> grpc.aio.Channel:
+    """A channel to another service of the suite; `token` is the deployment's secret (settings.service_token)."""
     options: list[tuple[str, object]] = [
         # Spread calls over every address the target resolves to (replicas); a dead one is skipped.
         ("grpc.lb_policy_name", "round_robin"),
@@ -71,5 +73,7 @@ def open_channel(address: str, *, retries: bool = True) -> grpc.aio.Channel:
     if retries:
         options.append(("grpc.service_config", _SERVICE_CONFIG))
     return grpc.aio.insecure_channel(
-        channel_target(address), options=options, interceptors=client_interceptors()
+        channel_target(address),
+        options=options,
+        interceptors=[*aio_client_interceptors(token), *client_interceptors()],
     )

@@ -20,9 +20,18 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_health.v1._async import HealthServicer
 from grpc_reflection.v1alpha import reflection
 
+from kit.lifetime import die_with_parent
 from kit.logging import configure_logging
 from kit.metrics import ServerInterceptor, start_metrics_server, watch_data_dir
-from kit.settings import ConfigError, ServiceSettings, SettingsT, load_settings
+from kit.service_auth import ServiceAuthInterceptor
+from kit.settings import (
+    ConfigError,
+    ServiceSettings,
+    SettingsT,
+    load_settings,
+    require_service_token,
+    restrict_umask,
+)
 
 log = structlog.get_logger("service")
 
@@ -48,6 +57,7 @@ def fail(message: str, service: str) -> None:
 def run_service(
     name: str, settings_cls: type[SettingsT], bootstrap: Callable[[SettingsT], ServiceParts]
 ) -> None:
+    restrict_umask()
     try:
         settings = load_settings(settings_cls)
     except ConfigError as exc:
@@ -62,8 +72,13 @@ def run_service(
 async def start_grpc_server(
     name: str, settings: ServiceSettings, servicers: list[tuple[Callable[..., None], Any, str]]
 ) -> tuple[grpc.aio.Server, HealthServicer, int]:
+    # Metrics first, so refused callers are counted; then the deployment's credentials (when configured:
+    # in-process test servers run without; real processes must have them, see `serve`).
+    interceptors: list[grpc.aio.ServerInterceptor] = [ServerInterceptor()]
+    if settings.service_token:
+        interceptors.append(ServiceAuthInterceptor(settings.service_token))
     server = grpc.aio.server(
-        interceptors=[ServerInterceptor()],
+        interceptors=interceptors,
         options=[
             ("grpc.max_receive_message_length", 64 * 1024 * 1024),
             ("grpc.max_send_message_length", 64 * 1024 * 1024),
@@ -119,7 +134,9 @@ def termination_event() -> asyncio.Event:
 
 
 async def serve(name: str, settings: SettingsT, bootstrap: Callable[[SettingsT], ServiceParts]) -> None:
+    require_service_token(settings)
     stop = termination_event()
+    die_with_parent(settings.parent_pid)  # after the SIGTERM handler: a dead parent means a clean stop
     metrics_port = start_metrics(settings)
     parts = bootstrap(settings)
     if parts.on_start:

@@ -21,6 +21,23 @@ def default_data_dir() -> Path:
     return Path(base) / "reporecall"
 
 
+def owner_only(path: Path) -> None:
+    """Tighten a folder of ours to 0700 (one left open by an older version, or made under a loose umask).
+
+    Everything else a process writes is owner-only through `restrict_umask` (0077) at start-up.
+    """
+    try:
+        if path.stat().st_uid == os.getuid() and path.stat().st_mode & 0o077:
+            path.chmod(0o700)
+    except OSError:
+        pass
+
+
+def restrict_umask() -> None:
+    """Files and folders this process creates are owner-only (data, logs, tokens, memories)."""
+    os.umask(0o077)
+
+
 class ConfigError(Exception):
     """A setting is wrong. The message names the setting, the problem and the fix, on one line."""
 
@@ -41,15 +58,20 @@ class ServiceSettings(BaseSettings):
     metrics_host: str = "127.0.0.1"
     log_format: Literal["auto", "json", "console"] = "auto"
     log_level: Literal["debug", "info", "warning", "error"] = "info"
+    # The deployment's shared secret: gRPC servers refuse callers without it, clients send it (kit.service_auth).
+    service_token: str = ""
+    # Set by `reporecall up`: the supervisor's pid; the process stops when it dies (kit.lifetime).
+    parent_pid: int = 0
 
     @field_validator("data_dir")
     @classmethod
     def _data_dir_usable(cls, value: Path) -> Path:
         value = value.expanduser().resolve()
         try:
-            value.mkdir(parents=True, exist_ok=True)
+            value.mkdir(mode=0o700, parents=True, exist_ok=True)
         except OSError as exc:
             raise ValueError(f"cannot create {value} ({exc.strerror})") from exc
+        owner_only(value)
         if not os.access(value, os.R_OK | os.W_OK | os.X_OK):
             raise ValueError(f"{value} is not readable and writable by this user")
         return value
@@ -57,7 +79,7 @@ class ServiceSettings(BaseSettings):
     def store_path(self, name: str) -> Path:
         """A store's folder under the data dir, created on first use."""
         path = self.data_dir / name
-        path.mkdir(parents=True, exist_ok=True)
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
         return path
 
 
@@ -68,6 +90,17 @@ _FIXES = {
     "listen": "set REPORECALL_LISTEN to host:port",
     "metrics_port": "set REPORECALL_METRICS_PORT to a free port, 0 for any, -1 to disable",
 }
+
+
+def require_service_token(settings: ServiceSettings) -> str:
+    """A real service process needs the deployment's secret; without it nobody could (or everybody would) call it."""
+    if not settings.service_token:
+        raise ConfigError(
+            f"{ENV_PREFIX}SERVICE_TOKEN",
+            "not set; every service accepts only callers that present the deployment's secret",
+            "run the suite with `reporecall up` (it creates one), or set it in .env (deploy/make-env.sh)",
+        )
+    return settings.service_token
 
 
 def load_settings(cls: type[SettingsT], **overrides: object) -> SettingsT:

@@ -13,7 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+import grpc
 import httpx
+
+from kit.service_auth import authorized_channel, read_token
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
@@ -61,6 +64,15 @@ class Suite:
 
     def log(self) -> str:
         return (self.data_dir / "up.log").read_text()
+
+    @property
+    def service_token(self) -> str:
+        """The suite's service credentials (what its processes present to each other)."""
+        return read_token(self.data_dir)
+
+    def service_channel(self, name: str) -> grpc.Channel:
+        """A blocking channel straight to one service's gRPC listener, with the suite's credentials."""
+        return authorized_channel(self.run_info["children"][name]["address"], self.service_token)
 
     @property
     def run_info(self) -> dict[str, Any]:

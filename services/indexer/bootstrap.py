@@ -56,8 +56,8 @@ def engine_config(settings: IndexerSettings) -> EngineConfig:
 
 def bootstrap(settings: IndexerSettings) -> ServiceParts:
     manifest = build_manifest(settings.manifest_url, settings.data_dir)
-    search_channel = open_channel(settings.search_addr)
-    graph_channel = open_channel(settings.graph_addr)
+    search_channel = open_channel(settings.search_addr, token=settings.service_token)
+    graph_channel = open_channel(settings.graph_addr, token=settings.service_token)
     engine = IndexerEngine(
         manifest,
         GrpcSearchSink(search_channel, timeout=settings.send_timeout_s),

@@ -97,9 +97,16 @@ def build_embedder(
     if scheme == "none":
         return None
     if scheme in ("", "minilm"):
-        from services.search.adapters.onnx_embedder import OnnxEmbedder
+        from services.search.adapters.onnx_embedder import EmbedderUnavailable, OnnxEmbedder
 
-        return OnnxEmbedder(threads=threads, max_tokens=max_tokens)
+        try:
+            return OnnxEmbedder(threads=threads, max_tokens=max_tokens)
+        except EmbedderUnavailable as exc:
+            raise ConfigError(
+                f"REPORECALL_EMBEDDER={spec or 'minilm'}",
+                str(exc),
+                "fix the install, or set REPORECALL_EMBEDDER=none for keyword-only search",
+            ) from None
     from services.search.adapters.openai_http_embedder import OpenAIHttpEmbedder
 
     return OpenAIHttpEmbedder(spec, api_key=api_key)

@@ -190,3 +190,11 @@ def test_dockerfile_is_multi_stage_pinned_non_root_with_a_grpc_healthcheck() -> 
     assert "HEALTHCHECK" in text and '"kit.healthcheck"' in text
     ignored = (ROOT / ".dockerignore").read_text().split()
     assert {".env", "**/.venv", "**/.git", "tests/"} <= set(ignored)
+
+
+def test_every_app_service_gets_the_same_service_credentials(config: dict[str, Any]) -> None:
+    tokens = {
+        name: config["services"][name]["environment"].get("REPORECALL_SERVICE_TOKEN") for name in APP_SERVICES
+    }
+    assert all(tokens.values()), f"services without credentials: {[n for n, t in tokens.items() if not t]}"
+    assert len(set(tokens.values())) == 1

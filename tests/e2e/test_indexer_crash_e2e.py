@@ -9,7 +9,6 @@ import shutil
 import signal
 from pathlib import Path
 
-import grpc
 import httpx
 import pytest
 
@@ -68,10 +67,9 @@ def wait_for_indexer(suite: Suite, old_pid: int) -> None:
 
 
 def contents(suite: Suite, name: str, root: Path) -> dict[str, object]:
-    info = suite.run_info["children"]
     with (
-        grpc.insecure_channel(info["search"]["address"]) as s,
-        grpc.insecure_channel(info["graph"]["address"]) as g,
+        suite.service_channel("search") as s,
+        suite.service_channel("graph") as g,
     ):
         search = search_pb2_grpc.SearchServiceStub(s)
         graph = graph_pb2_grpc.GraphServiceStub(g)

@@ -55,7 +55,7 @@ class Extra:
                 self.process.wait()
 
 
-def start_extra(module: str, data_dir: Path, env: dict[str, str]) -> Extra:
+def start_extra(module: str, data_dir: Path, env: dict[str, str], service_token: str) -> Extra:
     data_dir.mkdir(parents=True, exist_ok=True)
     address, metrics_port = f"127.0.0.1:{free_port()}", free_port()
     log_path = data_dir / f"{module}.log"
@@ -70,6 +70,7 @@ def start_extra(module: str, data_dir: Path, env: dict[str, str]) -> Extra:
             "REPORECALL_LISTEN": address,
             "REPORECALL_METRICS_PORT": str(metrics_port),
             "PYTHONUNBUFFERED": "1",
+            "REPORECALL_SERVICE_TOKEN": service_token,  # a replica of this suite presents its credentials
             **env,
         },
         stdout=log_path.open("wb"),
@@ -92,7 +93,9 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
     extras: list[Extra] = []
     try:
         children = suite.run_info["children"]
-        graph2 = start_extra("services.graph", root / "graph2", {"REPORECALL_GRAPH_URL": NEO4J_URL})
+        graph2 = start_extra(
+            "services.graph", root / "graph2", {"REPORECALL_GRAPH_URL": NEO4J_URL}, suite.service_token
+        )
         extras.append(graph2)
         http_port = free_port()
         gateway2 = start_extra(
@@ -106,6 +109,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
                 "REPORECALL_MEMORY_ADDR": children["memory"]["address"],
                 "REPORECALL_GRAPH_ADDR": f"{children['graph']['address']},{graph2.address}",
             },
+            suite.service_token,
         )
         extras.append(gateway2)
         index(suite, SPINE, repo)

@@ -12,8 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import grpc
-
 from reporecall.gateway.v1 import gateway_pb2_grpc
 from reporecall.graph.v1 import graph_pb2, graph_pb2_grpc
 from reporecall.indexer.v1 import indexer_pb2_grpc
@@ -113,7 +111,7 @@ class Stubs:
 def stubs(suite: Suite) -> Iterator[Stubs]:
     """Synchronous stubs straight to every service's gRPC listener (bypassing the gateway)."""
     children = suite.run_info["children"]
-    channels = {name: grpc.insecure_channel(children[name]["address"]) for name in children}
+    channels = {name: suite.service_channel(name) for name in children}
     try:
         yield Stubs(
             search_pb2_grpc.SearchServiceStub(channels["search"]),

@@ -620,7 +620,7 @@ def test_grpc_methods_reject_bad_requests_with_invalid_argument_naming_the_field
     fuzz: Suite, service: str, method: MethodDescriptor
 ) -> None:
     names = field_names(method.input_type)
-    with grpc.insecure_channel(fuzz.run_info["children"][service]["address"]) as channel:
+    with fuzz.service_channel(service) as channel:
 
         @fuzz_settings(30)
         @given(request=message_strategy(method.input_type))
@@ -654,7 +654,7 @@ def test_grpc_methods_reject_undecodable_and_oversized_requests(
     first = method.input_type.fields[0]
     raw = bytes([(first.number << 3) | 2, 4]) + b"\xff\xfe\xc3\x28"
     path = f"/{method.containing_service.full_name}/{method.name}"
-    with grpc.insecure_channel(fuzz.run_info["children"][service]["address"]) as channel:
+    with fuzz.service_channel(service) as channel:
         FUZZ_CASES["grpc"] += 2
         rpc = (channel.unary_stream if method.server_streaming else channel.unary_unary)(
             path, request_serializer=lambda b: b, response_deserializer=lambda b: b

