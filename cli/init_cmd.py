@@ -1,0 +1,133 @@
+"""`reporecall init`: write the Claude Code hooks (.claude/settings.json) and MCP server (.mcp.json)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from cli.client import CliError, GatewayClient
+
+
+def add_init_command(commands: Any, client_of: Any) -> None:
+    init = commands.add_parser("init", help="write .claude/settings.json hooks and .mcp.json for this repo")
+    init.add_argument("--dir", default=".", help="repository directory (default: the current one)")
+    init.add_argument("--server", help="team server URL (default: the local suite's gateway)")
+    init.add_argument("--repo", help="repository name on the server (default: the registered repo here)")
+    init.add_argument("--json", action="store_true")
+    init.set_defaults(handler=lambda a: cmd_init(a, _optional_client(a, client_of)))
+
+
+def _optional_client(args: argparse.Namespace, client_of: Any) -> GatewayClient | None:
+    try:
+        return client_of(args)  # type: ignore[no-any-return]
+    except CliError:
+        if args.server:
+            return None
+        raise
+
+
+def _print(data: Any) -> None:
+    print(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+# --- init ----------------------------------------------------------------------------------------------
+
+
+def claude_settings(server: str, repo: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The hook entries and MCP server entry RepoRecall needs (token from $REPORECALL_TOKEN)."""
+    server = server.rstrip("/")
+    prompt_hook = {
+        "type": "http",
+        "url": f"{server}/hooks/prompt-context",
+        "headers": {"Authorization": "Bearer $REPORECALL_TOKEN", "X-Reporecall-Repo": repo},
+        "allowedEnvVars": ["REPORECALL_TOKEN"],
+        "timeout": 5,
+    }
+    # SessionStart allows only command hooks: curl, failing open (exit 0, valid output) when the server is down.
+    session_hook = {
+        "type": "command",
+        "command": (
+            f"out=$(curl -sS --fail --max-time 3 -X POST -H 'Content-Type: application/json' "
+            f"-H \"Authorization: Bearer $REPORECALL_TOKEN\" -H 'X-Reporecall-Repo: {repo}' "
+            f"--data-binary @- '{server}/hooks/session-start' 2>/dev/null) && printf '%s' \"$out\" || printf '{{}}'"
+        ),
+        "timeout": 5,
+    }
+    hooks = {"UserPromptSubmit": [{"hooks": [prompt_hook]}], "SessionStart": [{"hooks": [session_hook]}]}
+    mcp = {
+        "type": "http",
+        "url": f"{server}/mcp",
+        "headers": {"Authorization": "Bearer ${REPORECALL_TOKEN}", "X-Reporecall-Repo": repo},
+    }
+    return hooks, mcp
+
+
+def merge_settings(existing: dict[str, Any], hooks: dict[str, Any]) -> dict[str, Any]:
+    """Add our hooks, replacing earlier RepoRecall entries and keeping everyone else's."""
+    merged = dict(existing)
+    all_hooks = dict(merged.get("hooks", {}))
+    for event, matchers in hooks.items():
+        kept = []
+        for matcher in all_hooks.get(event, []):
+            others = [h for h in matcher.get("hooks", []) if not _is_ours(h)]
+            if others:
+                kept.append({**matcher, "hooks": others})
+        all_hooks[event] = kept + matchers
+    merged["hooks"] = all_hooks
+    return merged
+
+
+def _is_ours(hook: dict[str, Any]) -> bool:
+    text = json.dumps(hook)
+    return "/hooks/prompt-context" in text or "/hooks/session-start" in text
+
+
+def _write_json(path: Path, data: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(json.dumps(data, indent=2) + "\n")
+    os.replace(tmp, path)
+
+
+def _read_json(path: Path) -> dict[str, Any]:
+    if not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text())
+    except ValueError as exc:
+        raise CliError(f"{path} is not valid JSON ({exc}); fix or remove it, then run init again") from None
+    if not isinstance(data, dict):
+        raise CliError(f"{path} does not hold a JSON object")
+    return data
+
+
+def cmd_init(args: argparse.Namespace, client: GatewayClient | None) -> int:
+    root = Path(args.dir).resolve()
+    server = args.server or (client.url if client else "")
+    if not server:
+        raise CliError("init: no server — give --server URL or start a local suite with `reporecall up`")
+    repo = args.repo
+    if not repo and client is not None:
+        repos = client.request("GET", "/api/repos").get("repos", [])
+        matches = [r for r in repos if root == Path(r["path"]) or Path(r["path"]) in root.parents]
+        repo = matches[0]["name"] if matches else ""
+    if not repo:
+        raise CliError(
+            f"init: {root} is not a registered repository — run `reporecall index {root}` or give --repo"
+        )
+    hooks, mcp = claude_settings(server, repo)
+    settings_path, mcp_path = root / ".claude" / "settings.json", root / ".mcp.json"
+    settings = merge_settings(_read_json(settings_path), hooks)
+    mcp_config = _read_json(mcp_path)
+    mcp_config.setdefault("mcpServers", {})["reporecall"] = mcp
+    _write_json(settings_path, settings)
+    _write_json(mcp_path, mcp_config)
+    if args.json:
+        _print({"settings": str(settings_path), "mcp": str(mcp_path), "repo": repo, "server": server})
+    else:
+        print(f"wrote {settings_path} (UserPromptSubmit + SessionStart hooks) and {mcp_path} (MCP server)")
+        print("set REPORECALL_TOKEN in the environment Claude Code runs in")
+    return 0
