@@ -28,6 +28,7 @@ from gateway import metrics
 from gateway.auth import Principal, RateLimiter, TokenAuthenticator
 from gateway.backends import Unavailable
 from gateway.context import ContextQuery, ContextResult, ContextService
+from gateway.domain.utf16 import TEXT_CAP, cut_utf16
 from gateway.operations import BadInput, Operations
 from gateway.session import SessionStartService
 from gateway.settings import GatewaySettings
@@ -259,7 +260,12 @@ def build_http_app(
                 return _json(200, {})
             return _json(
                 200,
-                {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text[:10_000]}},
+                {
+                    "hookSpecificOutput": {
+                        "hookEventName": "SessionStart",
+                        "additionalContext": cut_utf16(text, TEXT_CAP),
+                    }
+                },
             )
         except Exception as exc:  # a hook never fails a session: empty and valid
             metrics.HOOK_FAILURES.labels("SessionStart", type(exc).__name__).inc()
