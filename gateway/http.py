@@ -10,6 +10,7 @@ import hashlib
 import hmac
 import inspect
 import json
+import sys
 import time
 from collections.abc import AsyncIterator
 from dataclasses import asdict
@@ -39,6 +40,7 @@ from reporecall.memory.v1 import memory_pb2
 
 log = structlog.get_logger("http")
 
+PROMPT_CHARS = 100_000  # longer prompts are cut to this before routing
 PUBLIC_PATHS = {"/healthz", "/hooks/git"}  # the webhook authenticates by HMAC signature
 # Operations reachable through POST /api/ops/{op} (the CLI's graph, memory and index commands).
 PUBLIC_OPERATIONS = frozenset(
@@ -210,7 +212,8 @@ def build_http_app(
         try:
             data = await _read_json(request)
             query = ContextQuery(
-                prompt=_str(data, "prompt"),
+                # A prompt over the cap still gets context: its head says what it is about.
+                prompt=_str(data, "prompt", max_len=sys.maxsize)[:PROMPT_CHARS],
                 cwd=_str(data, "cwd", max_len=4096),
                 repo=request.headers.get("x-reporecall-repo", ""),
                 session_id=_str(data, "session_id", max_len=256),
@@ -254,6 +257,11 @@ def build_http_app(
                 request.headers.get("x-reporecall-repo") or None, _str(data, "cwd", max_len=4096) or None
             )
             if repo is None:
+                log.warning(
+                    "hook.session_start.unknown_repo",
+                    repo=request.headers.get("x-reporecall-repo", "")[:200],
+                    cwd=_str(data, "cwd", max_len=4096)[:500],
+                )
                 return _json(200, {})
             text = await asyncio.wait_for(session.orientation(repo), hook_deadline)
             if not text:
