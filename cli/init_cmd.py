@@ -61,7 +61,8 @@ def claude_settings(server: str, repo: str) -> tuple[dict[str, Any], dict[str, A
     hooks = {"UserPromptSubmit": [{"hooks": [prompt_hook]}], "SessionStart": [{"hooks": [session_hook]}]}
     mcp = {
         "type": "http",
-        "url": f"{server}/mcp",
+        # Claude Code expands ${VAR:-default} in .mcp.json: a teammate's REPORECALL_URL wins over init's server.
+        "url": f"${{REPORECALL_URL:-{server}}}/mcp",
         "headers": {"Authorization": "Bearer ${REPORECALL_TOKEN}", "X-Reporecall-Repo": repo},
     }
     return hooks, mcp
@@ -167,6 +168,22 @@ def cmd_init(args: argparse.Namespace, client: GatewayClient | None) -> int:
     if args.json:
         _print({"settings": str(settings_path), "mcp": str(mcp_path), "repo": repo, "server": server})
     else:
-        print(f"wrote {settings_path} (UserPromptSubmit + SessionStart hooks) and {mcp_path} (MCP server)")
-        print("set REPORECALL_TOKEN in the environment Claude Code runs in")
+        form = "http hook (loopback)" if is_loopback(server) else "curl command hook (team server)"
+        print(f"wrote {settings_path}: UserPromptSubmit ({form}) + SessionStart hooks for repo {repo!r}")
+        print(f"wrote {mcp_path}: MCP server 'reporecall' at {server}/mcp")
+        print("next:")
+        print(
+            "  1. token: export REPORECALL_TOKEN=… where Claude Code runs (a local suite's token is in its "
+            "run.json; on a team server an admin issues one: `reporecall token issue USER`)"
+        )
+        print("     optional: export REPORECALL_URL=… to point the hooks and MCP at another server")
+        print(
+            "  2. approve the project MCP server: Claude Code asks on first start in this folder "
+            '(or set "enableAllProjectMcpServers": true in .claude/settings.local.json)'
+        )
+        print(
+            '  3. allow its tools without a prompt: add "mcp__reporecall" to "permissions": {"allow": [...]} '
+            "in .claude/settings.json"
+        )
+        print("  4. check: `reporecall doctor` here, then `claude mcp list` shows reporecall connected")
     return 0
