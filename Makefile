@@ -20,6 +20,7 @@ up: $(STAMP)
 ## Run the test suite (what CI runs).
 test: $(STAMP)
 	@tools/install_prometheus.sh || echo "make test: prometheus/promtool not installed; their tests will skip"
+	@tools/install_claude_code.sh || echo "make test: Claude Code (npm) not installed; the real-client test will skip"
 	$(BIN)/python tools/gen_protos.py --check
 	$(BIN)/python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
 
