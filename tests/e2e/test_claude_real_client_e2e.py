@@ -29,12 +29,17 @@ def claude_bin() -> Path:
     return CLAUDE
 
 
+@pytest.mark.parametrize("mode", ["local", "team"])
 def test_prompt_hook_and_session_start_context_reach_the_model_request(
-    indexed: Suite, claude_bin: Path, tmp_path: Path
+    indexed: Suite, claude_bin: Path, tmp_path: Path, mode: str
 ) -> None:
+    """local: init against the suite (http prompt hook). team: init against a team host name that only
+    $REPORECALL_URL makes reachable — the committed files name no local URL, the prompt hook is the curl
+    command form, and both hooks and MCP find the server through the environment."""
     project = tmp_path / "shop"
     shutil.copytree(ROOT / "tests/fixtures/spine", project)
-    done = indexed.cli("init", "--dir", str(project), "--repo", "shop")
+    server = ["--server", "http://reporecall.team.invalid:7878"] if mode == "team" else []
+    done = indexed.cli("init", "--dir", str(project), "--repo", "shop", *server)
     assert done.returncode == 0, done.stderr
     local = project / ".claude/settings.local.json"
     local.write_text(json.dumps({"enableAllProjectMcpServers": True}))
@@ -50,7 +55,11 @@ def test_prompt_hook_and_session_start_context_reach_the_model_request(
         "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
         "ENABLE_TOOL_SEARCH": "false",  # MCP tools in the request's tools array, not deferred behind ToolSearch
         "REPORECALL_TOKEN": indexed.token,
+        **({"REPORECALL_URL": indexed.url} if mode == "team" else {}),
     }
+    committed = (project / ".claude/settings.json").read_text() + (project / ".mcp.json").read_text()
+    if mode == "team":
+        assert indexed.url not in committed and '"type": "command"' in committed
     try:
         run = subprocess.run(
             [str(claude_bin), "-p", "how is the bulk discount applied", "--output-format", "json", "--debug"],
