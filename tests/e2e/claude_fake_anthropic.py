@@ -9,8 +9,11 @@ from typing import Any
 
 
 class FakeAnthropic:
-    def __init__(self, reply_text: str = "ok") -> None:
+    def __init__(self, reply_text: str = "ok", tool_use: dict[str, Any] | None = None) -> None:
+        """`tool_use` ({"name", "input"}): the first model turn calls that tool; later turns answer text."""
         self.requests: list[dict[str, Any]] = []
+        self.tool_use = tool_use
+        self.turns = 0
         self.reply_text = reply_text
         fake = self
 
@@ -61,6 +64,26 @@ class FakeAnthropic:
 
     def events(self, request: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
         start = {**self.message(), "content": [], "stop_reason": None}
+        offered = {t.get("name") for t in request.get("tools", [])}
+        if self.tool_use and self.turns == 0 and self.tool_use["name"] in offered:
+            self.turns += 1
+            block = {"type": "tool_use", "id": "toolu_rr1", "name": self.tool_use["name"], "input": {}}
+            delta = {"type": "input_json_delta", "partial_json": json.dumps(self.tool_use["input"])}
+            return [
+                ("message_start", {"type": "message_start", "message": start}),
+                ("content_block_start", {"type": "content_block_start", "index": 0, "content_block": block}),
+                ("content_block_delta", {"type": "content_block_delta", "index": 0, "delta": delta}),
+                ("content_block_stop", {"type": "content_block_stop", "index": 0}),
+                (
+                    "message_delta",
+                    {
+                        "type": "message_delta",
+                        "delta": {"stop_reason": "tool_use", "stop_sequence": None},
+                        "usage": {"output_tokens": 5},
+                    },
+                ),
+                ("message_stop", {"type": "message_stop"}),
+            ]
         return [
             ("message_start", {"type": "message_start", "message": start}),
             (

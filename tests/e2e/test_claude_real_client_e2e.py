@@ -43,7 +43,8 @@ def test_prompt_hook_and_session_start_context_reach_the_model_request(
     assert done.returncode == 0, done.stderr
     local = project / ".claude/settings.local.json"
     local.write_text(json.dumps({"enableAllProjectMcpServers": True}))
-    fake = FakeAnthropic()
+    search = {"name": "mcp__reporecall__search_code", "input": {"query": "bulk discount for large orders"}}
+    fake = FakeAnthropic(tool_use=search)
     home = tmp_path / "home"
     home.mkdir()
     env = {
@@ -62,7 +63,16 @@ def test_prompt_hook_and_session_start_context_reach_the_model_request(
         assert indexed.url not in committed and '"type": "command"' in committed
     try:
         run = subprocess.run(
-            [str(claude_bin), "-p", "how is the bulk discount applied", "--output-format", "json", "--debug"],
+            [
+                str(claude_bin),
+                "-p",
+                "how is the bulk discount applied",
+                "--output-format",
+                "json",
+                "--debug",
+                "--allowedTools",
+                "mcp__reporecall__search_code",
+            ],
             cwd=project,
             env=env,
             capture_output=True,
@@ -85,3 +95,14 @@ def test_prompt_hook_and_session_start_context_reach_the_model_request(
     tools = {t.get("name") for t in messages[-1].get("tools", [])}
     print(f"tools sent: {sorted(t for t in tools if t and t.startswith('mcp__'))}")
     assert any(t and t.startswith("mcp__reporecall__") for t in tools)
+    # The model's tool_use of search_code came back as the matching tool_result with the tool's hits.
+    results = [
+        block
+        for body in messages
+        for message in body["messages"]
+        if isinstance(message.get("content"), list)
+        for block in message["content"]
+        if block.get("type") == "tool_result"
+    ]
+    assert results and results[0]["tool_use_id"] == "toolu_rr1", json.dumps(messages[-1])[-1500:]
+    assert "apply_bulk_discount" in json.dumps(results[0]["content"])
