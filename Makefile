@@ -24,6 +24,7 @@ up: $(STAMP)
 test: $(STAMP)
 	@tools/install_prometheus.sh || echo "make test: prometheus/promtool not installed; their tests will skip"
 	@test "$$REPORECALL_TEST_NEO4J" = off || tools/neo4j/install_jdk_maven.sh
+	@tools/install_claude_code.sh || echo "make test: Claude Code (npm) not installed; the real-client test will skip"
 	$(BIN)/python tools/gen_protos.py --check
 	$(BIN)/python tools/neo4j/with_neo4j.py -- $(BIN)/python -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
 

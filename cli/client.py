@@ -9,10 +9,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
-
-from kit.settings import default_data_dir
-
 
 class CliError(Exception):
     """Shown to the user as one line; exit code 1."""
@@ -51,6 +47,8 @@ class GatewayClient:
         url = url or os.environ.get("REPORECALL_URL")
         token = token or os.environ.get("REPORECALL_TOKEN")
         if not url or not token:
+            from kit.settings import default_data_dir  # pydantic-settings: ~0.1-1 s, kept off `mcp`'s start
+
             run_file = (
                 data_dir or Path(os.environ.get("REPORECALL_DATA_DIR") or default_data_dir())
             ) / "run.json"
@@ -70,6 +68,8 @@ class GatewayClient:
         return {"Authorization": f"Bearer {self.token}"} if self.token else {}
 
     def request(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+        import httpx  # ~0.1-0.8 s: kept off `reporecall mcp`'s start, which does not need it
+
         try:
             reply = httpx.request(
                 method, self.url + path, json=body, headers=self._headers(), timeout=self.timeout
@@ -87,6 +87,8 @@ class GatewayClient:
         return reply.json()
 
     def stream(self, method: str, path: str, body: dict[str, Any] | None = None) -> Iterator[dict[str, Any]]:
+        import httpx
+
         try:
             with httpx.stream(
                 method, self.url + path, json=body, headers=self._headers(), timeout=None

@@ -12,8 +12,8 @@ from pathlib import Path
 
 from cli import cmd_doctor, cmd_index, cmd_mcp, cmd_memory, cmd_repos, cmd_search, cmd_suite, cmd_tokens
 from cli.client import CliError
-from cli.commands import add_commands
 from cli.common import client_of
+from cli.init_cmd import add_init_command
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -73,7 +73,7 @@ def build_parser() -> argparse.ArgumentParser:
     cmd_memory.register(commands)
     cmd_repos.register(commands)
     cmd_doctor.register(commands)
-    add_commands(commands, client_of)  # init
+    add_init_command(commands, client_of)
     cmd_mcp.register(commands)
     cmd_tokens.register(commands)
     _accept_options_anywhere(parser)

@@ -184,6 +184,13 @@ class ContextService:
             result.partial, result.degraded = True, [exc.service]
             return self._finish(result, empty_context(route, partial=True), started)
         if repo is None:
+            if query.repo or query.cwd:  # a misconfigured client must be visible: name what it sent
+                log.warning(
+                    "context.unknown_repo",
+                    repo=query.repo[:200],
+                    cwd=query.cwd[:500],
+                    fix="register it (reporecall index PATH) or fix X-Reporecall-Repo / the working directory",
+                )
             return self._finish(result, empty_context(route), started)
         result.repo = repo.name
         budget = query.budget_tokens or self.default_budget

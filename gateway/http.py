@@ -10,6 +10,7 @@ import hashlib
 import hmac
 import inspect
 import json
+import sys
 import time
 from collections.abc import AsyncIterator
 from dataclasses import asdict
@@ -28,6 +29,7 @@ from gateway.auth import RateLimiter, TokenAuthenticator
 from gateway.authorization import WEBHOOK, Forbidden, Principal
 from gateway.backends import Unavailable
 from gateway.context import ContextQuery, ContextResult
+from gateway.domain.utf16 import TEXT_CAP, cut_utf16
 from gateway.errors import client_message, http_status
 from gateway.operations import Operations
 from gateway.settings import GatewaySettings
@@ -255,7 +257,8 @@ def build_http_app(
         try:
             data = read_json_object(await request.body())
             query = ContextQuery(
-                prompt=str_field(data, "prompt"),
+                # A prompt over the cap still gets context: its head says what it is about.
+                prompt=str_field(data, "prompt", max_len=sys.maxsize)[: LIMITS.prompt],
                 cwd=str_field(data, "cwd", max_len=LIMITS.path),
                 repo=request.headers.get("x-reporecall-repo", "")[:256],
                 session_id=str_field(data, "session_id", max_len=LIMITS.session_id),
@@ -303,13 +306,23 @@ def build_http_app(
                 str_field(data, "cwd", max_len=LIMITS.path) or None,
             )
             if repo is None:
+                log.warning(
+                    "hook.session_start.unknown_repo",
+                    repo=request.headers.get("x-reporecall-repo", "")[:200],
+                    cwd=str_field(data, "cwd", max_len=LIMITS.path)[:500],
+                )
                 return _json(200, {})
             text = await asyncio.wait_for(ops.session_orientation(_principal(request), repo), hook_deadline)
             if not text:
                 return _json(200, {})
             return _json(
                 200,
-                {"hookSpecificOutput": {"hookEventName": "SessionStart", "additionalContext": text[:10_000]}},
+                {
+                    "hookSpecificOutput": {
+                        "hookEventName": "SessionStart",
+                        "additionalContext": cut_utf16(text, TEXT_CAP),
+                    }
+                },
             )
         except Exception as exc:  # a hook never fails a session: empty and valid
             metrics.HOOK_FAILURES.labels("SessionStart", type(exc).__name__).inc()

@@ -31,10 +31,12 @@ from enum import StrEnum
 
 from gateway.domain.markers import CONTEXT_CLOSE, context_open
 from gateway.domain.routing import Route
+from gateway.domain.utf16 import TEXT_CAP, cut_utf16, utf16_len
 from kit.domain import Chunk
 from kit.tokens import count_tokens, truncate_to_tokens
 
-DEFAULT_CHAR_CAP = 10_000
+# Characters are counted as Claude Code counts them (UTF-16 units), with a margin below its 10,000 cap.
+DEFAULT_CHAR_CAP = TEXT_CAP
 # No cl100k token of code is this long on average over a block; a block longer than this many characters
 # per remaining token cannot fit, so it is not counted (an estimate is reported for it instead).
 MAX_CHARS_PER_TOKEN = 8
@@ -207,10 +209,10 @@ class _Ledger:
         """Spend the part's size, and the section title's with the section's first part."""
         if section not in self.parts:
             self.tokens -= _TITLE_TOKENS
-            self.chars -= len(_SECTION_TITLES[section])
+            self.chars -= utf16_len(_SECTION_TITLES[section])
         self.parts.setdefault(section, []).append(part)
         self.tokens -= part.tokens
-        self.chars -= len(part.text)
+        self.chars -= utf16_len(part.text)
 
 
 _SECTION_TITLES = {
@@ -253,7 +255,7 @@ def assemble_context(
     header = _render_header(repo, route_name, staleness, degraded, repo_root)
     footer = CONTEXT_CLOSE + "\n"
     fixed_tokens = count_tokens(header) + count_tokens(footer) + 1
-    ledger = _Ledger(budget_tokens - fixed_tokens, char_cap - len(header) - len(footer))
+    ledger = _Ledger(budget_tokens - fixed_tokens, char_cap - utf16_len(header) - utf16_len(footer))
     if ledger.tokens <= _TITLE_TOKENS or ledger.chars <= 0:
         return empty_context(
             route_name, [_code_item(c, 0, "budget below the header size") for c in ordered], partial
@@ -264,8 +266,8 @@ def assemble_context(
     _add_overview(ledger, overview, budget_tokens, policy)
     memory_parts, memory_cut = _select_memories(ledger, memories, budget_tokens, policy)
     reserved = sum(p.tokens for p in memory_parts) + (_TITLE_TOKENS if memory_parts else 0)
-    reserved_chars = sum(len(p.text) for p in memory_parts) + (
-        len(_SECTION_TITLES[Section.MEMORY]) if memory_parts else 0
+    reserved_chars = sum(utf16_len(p.text) for p in memory_parts) + (
+        utf16_len(_SECTION_TITLES[Section.MEMORY]) if memory_parts else 0
     )
     ledger.tokens -= reserved
     ledger.chars -= reserved_chars
@@ -319,14 +321,14 @@ def _add_facts(
     ledger: _Ledger, facts: Sequence[GraphFacts], budget: int, repo_root: str, policy: BudgetPolicy
 ) -> None:
     cap = min(ledger.tokens, int(budget * policy.facts_share)) - _TITLE_TOKENS
-    cap_chars = ledger.chars - len(_SECTION_TITLES[Section.FACTS])
+    cap_chars = ledger.chars - utf16_len(_SECTION_TITLES[Section.FACTS])
     used = used_chars = 0
     for seed, line in _fact_lines(facts, repo_root, policy):
         tokens = count_tokens(line)
-        if used + tokens > cap or used_chars + len(line) > cap_chars:
+        if used + tokens > cap or used_chars + utf16_len(line) > cap_chars:
             break
         used += tokens
-        used_chars += len(line)
+        used_chars += utf16_len(line)
         item = ContextItem(Section.FACTS, "", seed, 0, 0, "facts", 0.0, tokens, "graph", "")
         ledger.take(Section.FACTS, _Part(line, tokens, item))
 
@@ -367,15 +369,15 @@ def _add_overview(ledger: _Ledger, overview: str, budget: int, policy: BudgetPol
     if not overview.strip():
         return
     cap = min(ledger.tokens, int(budget * policy.overview_share)) - _TITLE_TOKENS
-    cap_chars = ledger.chars - len(_SECTION_TITLES[Section.OVERVIEW])
+    cap_chars = ledger.chars - utf16_len(_SECTION_TITLES[Section.OVERVIEW])
     used = used_chars = 0
     for raw in overview.strip().splitlines():
         line = raw.rstrip() + "\n"
         tokens = count_tokens(line)
-        if used + tokens > cap or used_chars + len(line) > cap_chars:
+        if used + tokens > cap or used_chars + utf16_len(line) > cap_chars:
             break
         used += tokens
-        used_chars += len(line)
+        used_chars += utf16_len(line)
         item = ContextItem(Section.OVERVIEW, "", "", 0, 0, "overview", 0.0, tokens, "communities", "")
         ledger.take(Section.OVERVIEW, _Part(line, tokens, item))
 
@@ -420,12 +422,12 @@ def _select_memories(
             cut.append(_with_note(item, "duplicate memory"))
         elif used_by_class.get(klass, 0) + tokens > class_cap:
             cut.append(_with_note(item, f"{klass} memory budget"))
-        elif used + tokens > total_cap or used_chars + len(text) > chars_cap:
+        elif used + tokens > total_cap or used_chars + utf16_len(text) > chars_cap:
             cut.append(_with_note(item, "memory budget"))
         else:
             seen.add(memory.id)
             used += tokens
-            used_chars += len(text)
+            used_chars += utf16_len(text)
             used_by_class[klass] = used_by_class.get(klass, 0) + tokens
             chosen.append(_Part(text, tokens, item))
     return chosen, cut
@@ -470,7 +472,7 @@ def _add_code(
     shown: dict[str, list[tuple[int, int, str]]] = {}
     seen_ids: set[str] = set()
     title_tokens = _TITLE_TOKENS
-    title_chars = len(_SECTION_TITLES[Section.CODE])
+    title_chars = utf16_len(_SECTION_TITLES[Section.CODE])
     rank = 0
     for index, candidate in enumerate(ordered):
         chunk = candidate.chunk
@@ -487,10 +489,10 @@ def _add_code(
         extra_tokens, extra_chars = (title_tokens, title_chars) if first else (0, 0)
         block = _render_code(chunk, path, candidate.reason)
         # Counting costs ~1 ms per 1,000 tokens: skip it for blocks that cannot fit whole anyway.
-        countable = len(block) <= ledger.chars and len(block) <= MAX_CHARS_PER_TOKEN * ledger.tokens
+        countable = utf16_len(block) <= ledger.chars and len(block) <= MAX_CHARS_PER_TOKEN * ledger.tokens
         tokens = count_tokens(block) if countable else estimate_tokens(block)
         note = ""
-        if not ledger.fits(tokens + extra_tokens, len(block) + extra_chars):
+        if not ledger.fits(tokens + extra_tokens, utf16_len(block) + extra_chars):
             room_tokens = ledger.tokens - extra_tokens
             room_chars = ledger.chars - extra_chars
             trimmed = None
@@ -502,7 +504,7 @@ def _add_code(
                 trimmed = _trim_code(chunk, path, candidate.reason, room_tokens, room_chars)
             if trimmed is None:
                 over_tokens = tokens + extra_tokens > ledger.tokens
-                over_chars = len(block) + extra_chars > ledger.chars
+                over_chars = utf16_len(block) + extra_chars > ledger.chars
                 why = " and ".join(
                     label
                     for label, over in (("token budget", over_tokens), ("character cap", over_chars))
@@ -557,7 +559,7 @@ def _trim_code(
     The signature line is always among the lines shown: when the lines above it (decorators, a long
     docstring before it) leave no room, the block starts at the signature. None when even that fails.
     """
-    lines = chunk.content[:room_chars].splitlines()
+    lines = cut_utf16(chunk.content, room_chars).splitlines()
     if not lines:
         return None
     signature = _signature_index(lines, chunk.signature)
@@ -581,12 +583,12 @@ def _trimmed_from(
 
     skeleton, _ = build([])
     kept = _fit_lines(
-        lines[first:], room_tokens - count_tokens(skeleton) - 4, room_chars - len(skeleton) - 16
+        lines[first:], room_tokens - count_tokens(skeleton) - 4, room_chars - utf16_len(skeleton) - 16
     )
     while kept:
         block, last = build(kept)
         tokens = count_tokens(block)
-        if tokens <= room_tokens and len(block) <= room_chars:
+        if tokens <= room_tokens and utf16_len(block) <= room_chars:
             return block, tokens, last
         kept = kept[:-1]
     return None
@@ -607,16 +609,16 @@ def _fit_lines(lines: Sequence[str], max_tokens: int, max_chars: int) -> list[st
     tokens = chars = 0
     for line in lines:
         line_tokens = count_tokens(line) + 1
-        if tokens + line_tokens > max_tokens or chars + len(line) + 1 > max_chars:
+        if tokens + line_tokens > max_tokens or chars + utf16_len(line) + 1 > max_chars:
             if not kept:
                 room = min(max_tokens - tokens - 1, (max_chars - chars) // 2)
-                piece = truncate_to_tokens(line, room)[: max(0, max_chars - chars - 1)]
+                piece = cut_utf16(truncate_to_tokens(line, room), max_chars - chars - 1)
                 if piece.strip():
                     kept.append(piece)
             break
         kept.append(line)
         tokens += line_tokens
-        chars += len(line) + 1
+        chars += utf16_len(line) + 1
     return kept
 
 
@@ -657,7 +659,7 @@ def _finish(
             return empty_context(route, cut, partial)
         text = _join(header, footer, parts)
         tokens = count_tokens(text)
-        if tokens <= budget and len(text) <= char_cap:
+        if tokens <= budget and utf16_len(text) <= char_cap:
             break
         # Token counts of the parts do not add up exactly across joins: give up the last, least valuable part.
         section = next(s for s in (Section.MEMORY, Section.OVERVIEW, Section.CODE, Section.FACTS) if parts[s])
@@ -665,7 +667,7 @@ def _finish(
         if dropped.item is not None:
             cut.append(_with_note(dropped.item, "token budget (final check)"))
     items = tuple(p.item for section in _SECTION_ORDER for p in parts[section] if p.item is not None)
-    return AssembledContext(text, tokens, len(text), route, items, tuple(cut), partial)
+    return AssembledContext(text, tokens, utf16_len(text), route, items, tuple(cut), partial)
 
 
 def _join(header: str, footer: str, parts: dict[Section, list[_Part]]) -> str:

@@ -20,6 +20,7 @@ from gateway.domain.assembly import (
 from gateway.domain.markers import CONTEXT_CLOSE
 from gateway.domain.routing import classify
 from gateway.domain.sanitize import sanitize_prompt
+from gateway.domain.utf16 import utf16_len
 from kit.domain import Chunk, ChunkKind
 from kit.tokens import count_tokens
 
@@ -440,10 +441,10 @@ def test_any_input_stays_within_both_limits_and_is_deterministic(
         repo_root="/abs/root",
     )
     result = assemble_context(route, candidates, **kwargs)
-    assert len(result.text) <= 10_000
+    assert utf16_len(result.text) <= 10_000
     assert count_tokens(result.text) <= budget
     assert result.tokens == count_tokens(result.text)
-    assert result.chars == len(result.text)
+    assert result.chars == utf16_len(result.text)
     if result.text:
         assert result.text.endswith(CONTEXT_CLOSE + "\n")
         assert all(i.tokens >= 0 for i in result.items)

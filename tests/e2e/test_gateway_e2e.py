@@ -14,7 +14,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from cli.commands import claude_settings
+from cli.init_cmd import claude_settings
 from tests.e2e.conftest import SPINE
 from tests.suite import ROOT, Suite, wait_for
 

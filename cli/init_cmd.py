@@ -1,20 +1,20 @@
-"""`reporecall init`: Claude Code's hooks and MCP server for a repository.
-
-The other commands live in one module per command group (cli/cmd_*.py).
-"""
+"""`reporecall init`: write the Claude Code hooks (.claude/settings.json) and MCP server (.mcp.json)."""
 
 from __future__ import annotations
 
 import argparse
+import ipaddress
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from cli.client import CliError, GatewayClient
 
 
-def add_commands(commands: Any, client_of: Any) -> None:
+def add_init_command(commands: Any, client_of: Any) -> None:
     init = commands.add_parser("init", help="write .claude/settings.json hooks and .mcp.json for this repo")
     init.add_argument("--dir", default=".", help="repository directory (default: the current one)")
     init.add_argument("--server", help="team server URL (default: the local suite's gateway)")
@@ -42,30 +42,66 @@ def _print(data: Any) -> None:
 def claude_settings(server: str, repo: str) -> tuple[dict[str, Any], dict[str, Any]]:
     """The hook entries and MCP server entry RepoRecall needs (token from $REPORECALL_TOKEN)."""
     server = server.rstrip("/")
-    prompt_hook = {
-        "type": "http",
-        "url": f"{server}/hooks/prompt-context",
-        "headers": {"Authorization": "Bearer $REPORECALL_TOKEN", "X-Reporecall-Repo": repo},
-        "allowedEnvVars": ["REPORECALL_TOKEN"],
-        "timeout": 5,
-    }
+    prompt_hook: dict[str, Any]
+    if is_loopback(server):
+        # Loopback: Claude Code calls the http hook itself (no process to start: the fastest form).
+        prompt_hook = {
+            "type": "http",
+            "url": f"{server}/hooks/prompt-context",
+            "headers": {"Authorization": "Bearer $REPORECALL_TOKEN", "X-Reporecall-Repo": repo},
+            "allowedEnvVars": ["REPORECALL_TOKEN"],
+            "timeout": 5,
+        }
+    else:
+        # Claude Code refuses http hooks to hosts that resolve to private or link-local addresses (where team
+        # servers live), so a team server gets a command hook: curl, failing open like SessionStart's.
+        prompt_hook = {"type": "command", "command": _curl_hook(server, repo, "prompt-context"), "timeout": 5}
     # SessionStart allows only command hooks: curl, failing open (exit 0, valid output) when the server is down.
-    session_hook = {
-        "type": "command",
-        "command": (
-            f"out=$(curl -sS --fail --max-time 3 -X POST -H 'Content-Type: application/json' "
-            f"-H \"Authorization: Bearer $REPORECALL_TOKEN\" -H 'X-Reporecall-Repo: {repo}' "
-            f"--data-binary @- '{server}/hooks/session-start' 2>/dev/null) && printf '%s' \"$out\" || printf '{{}}'"
-        ),
-        "timeout": 5,
-    }
+    session_hook = {"type": "command", "command": _curl_hook(server, repo, "session-start"), "timeout": 5}
     hooks = {"UserPromptSubmit": [{"hooks": [prompt_hook]}], "SessionStart": [{"hooks": [session_hook]}]}
     mcp = {
         "type": "http",
-        "url": f"{server}/mcp",
+        # Claude Code expands ${VAR:-default} in .mcp.json: a teammate's REPORECALL_URL wins over init's server.
+        "url": f"${{REPORECALL_URL:-{server}}}/mcp",
         "headers": {"Authorization": "Bearer ${REPORECALL_TOKEN}", "X-Reporecall-Repo": repo},
     }
     return hooks, mcp
+
+
+def is_loopback(server: str) -> bool:
+    """Whether the server's host is loopback (the only non-public host Claude Code's http hooks may reach)."""
+    host = (urlsplit(server).hostname or "").lower()
+    if host == "localhost" or host.endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
+def _curl_hook(server: str, repo: str, hook: str) -> str:
+    """A fail-open curl one-liner: the hook's stdin JSON in, the gateway's reply out, `{}` on any failure.
+
+    The URL is `$REPORECALL_URL` when set in Claude Code's environment, else the server given to init; the
+    token always comes from `$REPORECALL_TOKEN`. curl's --max-time bounds it below the hook's timeout.
+    """
+    return (
+        f"out=$(curl -sS --fail --max-time 3 -X POST -H 'Content-Type: application/json' "
+        f"-H \"Authorization: Bearer $REPORECALL_TOKEN\" -H 'X-Reporecall-Repo: {repo}' "
+        f'--data-binary @- "${{REPORECALL_URL:-{server}}}/hooks/{hook}" 2>/dev/null) '
+        f"&& printf '%s' \"$out\" || printf '{{}}'"
+    )
+
+
+def _check_shell_safe(server: str, repo: str) -> None:
+    """The server and repo go into shell one-liners: refuse what could break out of their quotes."""
+    parts = urlsplit(server)
+    if parts.scheme not in ("http", "https") or not parts.hostname or re.search(r"[\s\"'`$\\]", server):
+        raise CliError(f"init: --server {server!r} is not a plain http(s) URL — give e.g. https://host:7878")
+    if re.search(r"[\s\"'`$\\]", repo):
+        raise CliError(
+            f"init: repository name {repo!r} has quotes, spaces or $ — give --repo with a plain name"
+        )
 
 
 def merge_settings(existing: dict[str, Any], hooks: dict[str, Any]) -> dict[str, Any]:
@@ -121,6 +157,7 @@ def cmd_init(args: argparse.Namespace, client: GatewayClient | None) -> int:
         raise CliError(
             f"init: {root} is not a registered repository — run `reporecall index {root}` or give --repo"
         )
+    _check_shell_safe(server, repo)
     hooks, mcp = claude_settings(server, repo)
     settings_path, mcp_path = root / ".claude" / "settings.json", root / ".mcp.json"
     settings = merge_settings(_read_json(settings_path), hooks)
@@ -131,6 +168,22 @@ def cmd_init(args: argparse.Namespace, client: GatewayClient | None) -> int:
     if args.json:
         _print({"settings": str(settings_path), "mcp": str(mcp_path), "repo": repo, "server": server})
     else:
-        print(f"wrote {settings_path} (UserPromptSubmit + SessionStart hooks) and {mcp_path} (MCP server)")
-        print("set REPORECALL_TOKEN in the environment Claude Code runs in")
+        form = "http hook (loopback)" if is_loopback(server) else "curl command hook (team server)"
+        print(f"wrote {settings_path}: UserPromptSubmit ({form}) + SessionStart hooks for repo {repo!r}")
+        print(f"wrote {mcp_path}: MCP server 'reporecall' at {server}/mcp")
+        print("next:")
+        print(
+            "  1. token: export REPORECALL_TOKEN=… where Claude Code runs (a local suite's token is in its "
+            "run.json; on a team server an admin issues one: `reporecall token issue USER`)"
+        )
+        print("     optional: export REPORECALL_URL=… to point the hooks and MCP at another server")
+        print(
+            "  2. approve the project MCP server: Claude Code asks on first start in this folder "
+            '(or set "enableAllProjectMcpServers": true in .claude/settings.local.json)'
+        )
+        print(
+            '  3. allow its tools without a prompt: add "mcp__reporecall" to "permissions": {"allow": [...]} '
+            "in .claude/settings.json"
+        )
+        print("  4. check: `reporecall doctor` here, then `claude mcp list` shows reporecall connected")
     return 0
