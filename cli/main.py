@@ -165,7 +165,8 @@ def cmd_up(args: argparse.Namespace) -> int:
         data_dir = load_settings(ServiceSettings, **overrides).data_dir
     except ConfigError as exc:
         raise CliError(str(exc)) from None
-    supervisor = Supervisor(data_dir=data_dir, base_port=args.base_port)
+    roots = [Path.cwd().resolve(), *([Path(args.index).expanduser().resolve()] if args.index else [])]
+    supervisor = Supervisor(data_dir=data_dir, base_port=args.base_port, repo_roots=roots)
     supervisor.prepare()
     stopping = threading.Event()
 
@@ -183,6 +184,12 @@ def cmd_up(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     print(f"reporecall: gateway listening on {supervisor.gateway_url}", flush=True)
     print(f"reporecall: token {supervisor.token}", flush=True)
+    indexer_roots = next(c.env for c in supervisor.children if c.name == "indexer")["REPORECALL_REPO_ROOTS"]
+    print(
+        f"reporecall: repositories may be registered under {indexer_roots or '(no folder: git URLs only)'}"
+        " — widen with REPORECALL_REPO_ROOTS=/dir1,/dir2",
+        flush=True,
+    )
     print("reporecall: ready — Ctrl-C stops everything", flush=True)
     if args.index:
         client = GatewayClient(supervisor.gateway_url, supervisor.token)
