@@ -281,11 +281,26 @@ async def test_a_1500_deep_tree_and_odd_names_do_not_abort_the_run(tmp_path: Pat
     os.write(fd, b"def bad():\n")
     os.close(fd)
     engine = make_engine(tmp_path)
-    await engine.register_repo(str(root), "deep")
-    final = await engine.run_index("deep")
-    await engine.close()
+    try:
+        await engine.register_repo(str(root), "deep")
+        final = await engine.run_index("deep")
+    finally:
+        await engine.close()
+        _remove_deep(root / "d")
     sent = set(engine.search.files)  # type: ignore[attr-defined]
     assert {("deep", "top.py"), ("deep", "pkg/mid.py")} <= sent
     assert ("deep", "/".join(["d"] * 1500) + "/bottom.py") in sent
     assert final.errors == 0 and "2 paths skipped" in final.message
     assert not any("\n" in path or "bad" in path for _, path in sent)
+
+
+def _remove_deep(top: Path) -> None:
+    """Bottom-up without recursion (shutil.rmtree and pytest's clean-up recurse once per level)."""
+    paths = [top]
+    while (paths[-1] / "d").is_dir():
+        paths.append(paths[-1] / "d")
+    for folder in reversed(paths):
+        for entry in folder.iterdir():
+            if not entry.is_dir():
+                entry.unlink()
+        folder.rmdir()

@@ -500,7 +500,7 @@ class RepoScanner:
                 if key in visited:  # a symlink back to an ancestor or a second way into a folder
                     continue
                 visited.add(key)
-                yield (Path(entry.path), rel, self._folder_rules(rel, rules))
+                yield (Path(entry.path), rel, self._folder_rules(rel, rules, inside=True))
             elif stat.S_ISREG(st.st_mode):
                 if st.st_size > self.max_file_bytes or self._ignored_by(rules, rel, is_dir=False):
                     continue
@@ -611,14 +611,15 @@ class RepoScanner:
         lines = _read_lines(git / "info" / "exclude") if git.is_dir() and not git.is_symlink() else []
         return _Rules("", _SpecMatcher(lines), self._builtin) if lines else self._builtin
 
-    def _folder_rules(self, rel_dir: str, parent: _Rules) -> _Rules:
+    def _folder_rules(self, rel_dir: str, parent: _Rules, *, inside: bool = False) -> _Rules:
+        """`inside`: the walk already confined the folder (resolving it again per folder is quadratic)."""
         cached = self._rules_cache.get(rel_dir)
         if cached is not None:
             return cached
         lines: list[str] = []
         folder = self.root / rel_dir if rel_dir else self.root
         # A folder reached through a symlink that leaves the tree contributes no rules from outside it.
-        if not rel_dir or _is_within(Path(os.path.realpath(folder)), self.root):
+        if inside or not rel_dir or _is_within(Path(os.path.realpath(folder)), self.root):
             for name in IGNORE_FILES:
                 lines.extend(_read_lines(folder / name))
         rules = _Rules(rel_dir, _SpecMatcher(lines), parent) if lines else parent
