@@ -304,3 +304,29 @@ def _remove_deep(top: Path) -> None:
             if not entry.is_dir():
                 entry.unlink()
         folder.rmdir()
+
+
+# -- the watcher stays inside the repo -------------------------------------------------------------------
+
+
+async def test_a_repo_with_a_symlink_out_of_the_tree_is_not_watched(tmp_path: Path) -> None:
+    from services.indexer.domain.scanner import RepoScanner
+    from services.indexer.watch import RepoWatcher
+
+    inside, outside = tmp_path / "repo", tmp_path / "outside"
+    write(inside, "a.py", "def a():\n")
+    write(outside, "secret.py", "KEY = 1\n")
+    (inside / "node_modules").mkdir()
+    (inside / "node_modules" / "escape").symlink_to(outside)
+    calls: list[object] = []
+
+    async def record(*args: object) -> None:
+        calls.append(args)
+
+    watcher = RepoWatcher(index_paths=record, reindex=record, make_scanner=RepoScanner, debounce_ms=10)
+    await watcher.watch("repo", inside)
+    assert watcher.watched == []
+    (inside / "node_modules" / "escape").unlink()
+    await watcher.watch("repo", inside)
+    assert watcher.watched == ["repo"]
+    await watcher.close()
