@@ -143,11 +143,18 @@ async def test_empty_roots_allow_no_working_tree_at_all(tmp_path: Path) -> None:
         assert "REPORECALL_REPO_ROOTS is empty" in refused.value.details()
 
 
-def test_the_service_default_roots_are_empty_and_bootstrap_passes_them() -> None:
+async def test_the_service_defaults_refuse_any_working_tree(tmp_path: Path) -> None:
     from services.indexer.bootstrap import engine_config
+    from services.indexer.domain.model import InvalidRepoPath
     from services.indexer.settings import IndexerSettings
 
-    assert engine_config(IndexerSettings()).repo_roots == ()
+    write(tmp_path / "etc-like", "passwd.py", "root = 0\n")
+    config = engine_config(IndexerSettings(data_dir=tmp_path / "data"))
+    engine = IndexerEngine(SqliteManifest(tmp_path / "m.db"), FakeSearch(), FakeGraph(), config=config)
+    with pytest.raises(InvalidRepoPath, match="REPORECALL_REPO_ROOTS is empty"):
+        await engine.register_repo(str(tmp_path / "etc-like"), "etc")
+    assert await engine.list_repos() == []
+    await engine.close()
 
 
 # -- git_url ---------------------------------------------------------------------------------------------
