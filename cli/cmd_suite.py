@@ -56,7 +56,8 @@ def cmd_up(args: argparse.Namespace) -> int:
     from cli.supervisor import StartupError, Supervisor
 
     data_dir = _data_dir(args)
-    supervisor = Supervisor(data_dir=data_dir, base_port=args.base_port)
+    roots = [Path.cwd().resolve(), *([Path(args.index).expanduser().resolve()] if args.index else [])]
+    supervisor = Supervisor(data_dir=data_dir, base_port=args.base_port, repo_roots=roots)
     try:
         supervisor.prepare()
     except StartupError as exc:
@@ -77,6 +78,12 @@ def cmd_up(args: argparse.Namespace) -> int:
         raise CliError(str(exc)) from None
     print(f"reporecall: gateway listening on {supervisor.gateway_url}", flush=True)
     print(f"reporecall: token {supervisor.token}", flush=True)
+    indexer_roots = next(c.env for c in supervisor.children if c.name == "indexer")["REPORECALL_REPO_ROOTS"]
+    print(
+        f"reporecall: repositories may be registered under {indexer_roots or '(no folder: git URLs only)'}"
+        " — widen with REPORECALL_REPO_ROOTS=/dir1,/dir2",
+        flush=True,
+    )
     print("reporecall: ready — Ctrl-C stops everything", flush=True)
     print(f"reporecall: {next_step(args.data_dir, args.index)}", flush=True)
     if args.index:

@@ -160,6 +160,7 @@ class Supervisor:
     children: list[Child] = field(default_factory=list)
     token: str = ""
     http_port: int = 0
+    repo_roots: list[Path] = field(default_factory=list)
     _stop: threading.Event = field(default_factory=threading.Event)
 
     def refuse_if_taken(self) -> None:
@@ -214,6 +215,8 @@ class Supervisor:
             }
             if name == "indexer":
                 env.setdefault("REPORECALL_WATCH", "true")  # a local suite follows edits as they are saved
+                # Working trees only under these (the folder `up` started in, its --index path), never "/".
+                env.setdefault("REPORECALL_REPO_ROOTS", ",".join(str(r) for r in self.repo_roots))
             if name == "memory":
                 env.setdefault("REPORECALL_CLAUDE_PROJECTS_DIR", str(Path.home() / ".claude" / "projects"))
                 env.setdefault("REPORECALL_READ_CLAUDE_MEMORY", "true")  # single-user install: the user's own

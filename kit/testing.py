@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -51,7 +52,7 @@ class Suite:
         process = subprocess.Popen(
             [sys.executable, "-m", "cli.main", "--data-dir", str(data_dir), "up", "--base-port", "0"],
             cwd=ROOT,
-            env={**os.environ, **(env or {})},
+            env={**os.environ, "REPORECALL_REPO_ROOTS": f"{ROOT},{tempfile.gettempdir()}", **(env or {})},
             stdout=log,
             stderr=subprocess.STDOUT,
             text=True,

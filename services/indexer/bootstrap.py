@@ -51,6 +51,8 @@ def engine_config(settings: IndexerSettings) -> EngineConfig:
         clone_root=settings.data_dir / "repos",
         repo_roots=tuple(Path(r.strip()).resolve() for r in settings.repo_roots.split(",") if r.strip()),
         pull_interval_seconds=settings.pull_interval_seconds,
+        git_protocols=frozenset(p.strip() for p in settings.git_allow_protocols.split(",") if p.strip()),
+        git_allow_private_hosts=settings.git_allow_private_hosts,
     )
 
 

@@ -28,13 +28,18 @@ import structlog
 from kit.domain import Chunk, Import
 from services.indexer import metrics
 from services.indexer.adapters.git_repo import (
+    DEFAULT_PROTOCOLS,
+    GIT_URL_REFUSED,
     GitError,
+    GitUrlRefused,
+    Resolver,
+    check_git_url,
     clone,
     pull,
     read_branch,
     read_head,
     read_origin_url,
-    validate_git_url,
+    resolve_host,
 )
 from services.indexer.domain.changes import Candidate, dirty_paths, estimate_eta, plan_run
 from services.indexer.domain.model import (
@@ -46,6 +51,7 @@ from services.indexer.domain.model import (
     IndexPhase,
     IndexProgress,
     InvalidRepoPath,
+    RepoNameTaken,
     RepoNotFound,
     RepoRecord,
     RepoStatus,
@@ -53,9 +59,11 @@ from services.indexer.domain.model import (
 from services.indexer.domain.repos import derive_repo_name, normalise_remote, validate_repo_name
 from services.indexer.domain.scanner import (
     DEFAULT_MAX_FILE_BYTES,
+    PathOutsideRepo,
     RepoScanner,
     ScannedFile,
     confine,
+    read_regular_file,
 )
 from services.indexer.ports import GraphSink, Manifest, SearchSink, SinkUnavailable
 from services.indexer.worker import Outcome, ParseFn, Prepared, PrepareJob, default_parse, prepare_file
@@ -91,9 +99,15 @@ class EngineConfig:
     clone_root: Path | None = None
     # Seconds between pulls of cloned repositories (0: only on SyncRepo, e.g. from a webhook).
     pull_interval_seconds: float = 0.0
-    # When set, working trees may only be registered under these directories (team servers: a client's
-    # token must not turn /etc or / into a searchable "repository"). Clones under clone_root always are.
-    repo_roots: tuple[Path, ...] = ()
+    # Directories (resolved) under which working trees may be registered; clones under clone_root always
+    # may. An empty tuple allows no working tree at all (git URLs only): a client's token must never turn
+    # /etc or / into a searchable "repository". None means unrestricted and is for tests and embedding
+    # only; the service always passes a tuple (REPORECALL_REPO_ROOTS).
+    repo_roots: tuple[Path, ...] | None = None
+    # Transports git may use for git_url registrations and pulls, and whether hosts on loopback,
+    # link-local or private addresses may be cloned from (REPORECALL_GIT_ALLOW_*).
+    git_protocols: frozenset[str] = DEFAULT_PROTOCOLS
+    git_allow_private_hosts: bool = False
 
 
 @dataclass
@@ -201,6 +215,7 @@ class IndexerEngine:
         resolve_imports: ImportResolver | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         watch_debounce_ms: int = 300,
+        resolve_host: Resolver = resolve_host,
     ) -> None:
         self.manifest = manifest
         self.search = search
@@ -218,6 +233,7 @@ class IndexerEngine:
         self._dirty_locks: dict[str, asyncio.Lock] = {}
         self._watch_debounce_ms = watch_debounce_ms
         self._watcher: Any = None  # services.indexer.watch.RepoWatcher while watching
+        self._resolve_host = resolve_host
 
     # -- repositories --------------------------------------------------------------------------------
 
@@ -227,25 +243,55 @@ class IndexerEngine:
         return root is not None and Path(record.path).parent == root
 
     async def register_git_repo(self, url: str, name: str = "") -> RepoRecord:
-        """Clone `url` under the clone root (or reuse the clone) and register it; named by its remote."""
+        """Clone `url` under the clone root (or reuse the clone) and register it; named by its remote.
+
+        Every refusal of the URL itself (not allowed, private host, clone failed) raises the same
+        InvalidRepoPath(GIT_URL_REFUSED); the cause goes to the log only. A name registered for another
+        path or remote raises RepoNameTaken before anything is cloned.
+        """
         if self.config.clone_root is None:
             raise InvalidRepoPath("git_url: this indexer does not clone repositories (no clone root)")
-        problem = validate_git_url(url)
-        if problem:
-            raise InvalidRepoPath(problem)
+        url = url.strip()
+        await self._check_git_url(url)
         name = name.strip() or normalise_remote(url) or Path(url.rstrip("/")).name.removesuffix(".git")
         problem = validate_repo_name(name)
         if problem:
             raise InvalidRepoPath(problem)
         dest = self.config.clone_root / name.replace("/", "__")
+        remote = normalise_remote(url)
+        existing = await self._db(self.manifest.get_repo, name)
+        if existing is not None and (existing.path != str(dest.resolve()) or existing.remote != remote):
+            raise RepoNameTaken(name, existing.remote or existing.path)
         try:
-            if dest.is_dir():
-                await asyncio.to_thread(pull, dest)
-            else:
-                await asyncio.to_thread(clone, url, dest)
+            await asyncio.to_thread(self._clone_or_pull, url, remote, dest)
         except GitError as exc:
-            raise InvalidRepoPath(f"git_url: {exc}") from None
-        return await self.register_repo(str(dest), name)
+            log.warning("repo.clone_failed", url=url, repo=name, error=str(exc))
+            raise InvalidRepoPath(GIT_URL_REFUSED) from None
+        return await self.register_repo(str(dest), name, same_remote=True)
+
+    async def _check_git_url(self, url: str) -> None:
+        try:
+            await asyncio.to_thread(
+                check_git_url,
+                url,
+                protocols=self.config.git_protocols,
+                allow_private_hosts=self.config.git_allow_private_hosts,
+                resolve=self._resolve_host,
+            )
+        except GitUrlRefused as exc:
+            log.warning("repo.git_url_refused", url=url[:300], reason=exc.detail)
+            raise InvalidRepoPath(GIT_URL_REFUSED) from None
+
+    def _clone_or_pull(self, url: str, remote: str, dest: Path) -> None:
+        """Blocking. Reuse a clone of the same remote; a leftover clone of another one is replaced."""
+        import shutil
+
+        if dest.is_dir() and normalise_remote(read_origin_url(dest)) == remote and remote:
+            pull(dest, self.config.git_protocols)
+            return
+        if dest.exists():
+            shutil.rmtree(dest)
+        clone(url, dest, self.config.git_protocols)
 
     async def sync_repo(self, name: str) -> tuple[bool, IndexProgress]:
         """Pull a managed clone (fast-forward) and index what changed; (pulled, final progress)."""
@@ -253,10 +299,14 @@ class IndexerEngine:
         pulled = False
         if self.is_managed(record):
             try:
-                await asyncio.to_thread(pull, Path(record.path))
+                # The host is checked again: where it resolves may have changed since the clone.
+                await self._check_git_url(await asyncio.to_thread(read_origin_url, Path(record.path)))
+                await asyncio.to_thread(pull, Path(record.path), self.config.git_protocols)
                 pulled = True
             except GitError as exc:
                 log.warning("repo.pull_failed", repo=name, error=str(exc))
+            except InvalidRepoPath:
+                log.warning("repo.pull_refused", repo=name)
         return pulled, await self.run_index(name)
 
     async def pull_forever(self) -> None:
@@ -269,8 +319,12 @@ class IndexerEngine:
                     with contextlib.suppress(Exception):
                         await self.sync_repo(record.name)
 
-    async def register_repo(self, path: str, name: str = "") -> RepoRecord:
-        """Register (or update) the working tree at absolute `path`; name defaults to its git remote/dir."""
+    async def register_repo(self, path: str, name: str = "", *, same_remote: bool = False) -> RepoRecord:
+        """Register the working tree at absolute `path`; name defaults to its git remote/dir.
+
+        The same name for the same path is idempotent; a name registered for another path raises
+        RepoNameTaken (never re-pointed). The path must lie under the configured roots (symlinks resolved).
+        """
         if not path or "\x00" in path or not Path(path).expanduser().is_absolute():
             raise InvalidRepoPath(f"path: repository path {path!r} must be absolute (and free of NUL bytes)")
         try:
@@ -279,12 +333,7 @@ class IndexerEngine:
         except (OSError, RuntimeError) as exc:  # e.g. a name longer than the OS allows, a symlink loop
             reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
             raise InvalidRepoPath(f"path: repository path {path!r} is unusable ({reason})") from None
-        allowed = (*self.config.repo_roots, *([self.config.clone_root] if self.config.clone_root else []))
-        if self.config.repo_roots and not any(root == r or r in root.parents for r in allowed):
-            roots = ", ".join(str(r) for r in self.config.repo_roots)
-            raise InvalidRepoPath(
-                f"path: repository path {str(root)!r} is outside the allowed roots ({roots}; REPORECALL_REPO_ROOTS)"
-            )
+        self._require_allowed_root(root)
         if not is_dir:
             raise InvalidRepoPath(f"path: repository path {str(root)!r} is not a directory")
         remote = normalise_remote(await asyncio.to_thread(read_origin_url, root))
@@ -292,11 +341,48 @@ class IndexerEngine:
         problem = validate_repo_name(name)
         if problem:
             raise InvalidRepoPath(problem)
-        record = await self._db(self.manifest.upsert_repo, name, str(root), remote)
+        record = await self._db(
+            partial(self.manifest.add_repo, same_remote=same_remote), name, str(root), remote
+        )
         if self._watcher is not None:
             await self._watcher.watch(record.name, Path(record.path))
         log.info("repo.registered", repo=name, path=str(root), remote=remote)
         return record
+
+    def _require_tree(self, repo: RepoRecord) -> None:
+        # Without this, a missing (e.g. unmounted) working tree would look like "every file deleted".
+        if not Path(repo.path).is_dir():
+            raise InvalidRepoPath(
+                f"repository {repo.name!r}: working tree {repo.path} is missing; restore it, or remove the "
+                "repository and register it again with its new path"
+            )
+        # A registered folder later swapped for a symlink to /etc must not be walked.
+        try:
+            self._require_allowed_root(Path(repo.path).resolve())
+        except InvalidRepoPath as exc:
+            raise InvalidRepoPath(f"repository {repo.name!r}: {exc}") from None
+
+    def _require_allowed_root(self, root: Path) -> None:
+        """Raise InvalidRepoPath unless the resolved `root` lies under a configured root or the clone root."""
+        roots = self.config.repo_roots
+        if roots is None:
+            return
+        clone_root = self.config.clone_root.resolve() if self.config.clone_root else None
+        if clone_root is not None and clone_root in root.parents:
+            return
+        if any(root == r or r in root.parents for r in roots):
+            return
+        if not roots:
+            raise InvalidRepoPath(
+                f"path: repository path {str(root)!r} is refused: this server allows no working trees "
+                "(REPORECALL_REPO_ROOTS is empty); register a git_url instead, or have an admin set "
+                "REPORECALL_REPO_ROOTS to the directories that hold repositories"
+            )
+        listed = ", ".join(str(r) for r in roots)
+        raise InvalidRepoPath(
+            f"path: repository path {str(root)!r} is outside the allowed roots ({listed}); move the "
+            "repository under one of them, or have an admin widen REPORECALL_REPO_ROOTS"
+        )
 
     async def list_repos(self) -> list[RepoRecord]:
         return await self._db(self.manifest.list_repos)
@@ -332,7 +418,7 @@ class IndexerEngine:
         Stopping the iteration cancels the run; what was acknowledged so far stays recorded.
         """
         repo = await self.get_repo(name)
-        _require_tree(repo)
+        self._require_tree(repo)
         tracker = _Tracker()
         yield tracker.snapshot()
         task = asyncio.create_task(self._locked_run(repo, full, tracker))
@@ -390,6 +476,7 @@ class IndexerEngine:
             return files
 
         scanned = await asyncio.to_thread(scan)
+        unwalkable = self._report_walk(repo.name, scanner)
         plan = plan_run(scanned, recorded, full=full)
         tracker.bump(files_scanned=len(scanned), files_changed=len(plan.candidates))
         log.info(
@@ -412,6 +499,10 @@ class IndexerEngine:
             f"indexed {tracker.files_sent} of {tracker.files_changed} changed files, "
             f"deleted {tracker.files_deleted}, {tracker.errors} errors"
         )
+        if unwalkable:
+            summary += (
+                f"; {unwalkable} paths skipped (odd names, unreadable folders or too deep; see the log)"
+            )
         if tracker.error_messages:
             summary += f"; last error: {tracker.error_messages[-1]}"
         if stopped:
@@ -433,6 +524,16 @@ class IndexerEngine:
             seconds=round(time.monotonic() - tracker.started, 3),
         )
 
+    def _report_walk(self, repo: str, scanner: RepoScanner) -> int:
+        """Log and count what the walk skipped for reasons other than ignore rules; returns the count."""
+        report = scanner.last_walk
+        if report.total:
+            log.warning(
+                "index.paths_skipped", repo=repo, skipped=dict(report.skipped), examples=report.examples
+            )
+            metrics.FILES.labels(repo, "unwalkable").inc(report.total)
+        return report.total
+
     async def index_paths(self, name: str, paths: Sequence[str]) -> IndexPathsResult:
         """Re-index the given repo-relative (or absolute, inside the root) paths now.
 
@@ -440,7 +541,7 @@ class IndexerEngine:
         expanded; vanished or now-ignored paths are deleted downstream; refused ones are reported.
         """
         repo = await self.get_repo(name)
-        _require_tree(repo)
+        self._require_tree(repo)
         root = Path(repo.path)
         relative = [confine(root, p) for p in paths]  # all-or-nothing validation
         async with self._lock(name):
@@ -540,7 +641,13 @@ class IndexerEngine:
                 return cached[2]
             recorded = await self._db(self.manifest.files, name)
             scanner = self._scanner(root)
-            scanned = await asyncio.to_thread(_walk_list, scanner, "") if root.is_dir() else []
+            scanned: list[ScannedFile] = []
+            if root.is_dir():
+                try:
+                    self._require_tree(await self.get_repo(name))
+                    scanned = await asyncio.to_thread(_walk_list, scanner, "")
+                except InvalidRepoPath as exc:
+                    log.warning("status.tree_refused", repo=name, error=str(exc))
             # Skipped files (binary, generated) are dirty only when their stat changed, like any other.
             dirty = dirty_paths(scanned, recorded)
             self._dirty_cache[name] = (now, generation, dirty)
@@ -816,15 +923,6 @@ def _raise_first(results: Sequence[object]) -> None:
             raise result
 
 
-def _require_tree(repo: RepoRecord) -> None:
-    # Without this, a missing (e.g. unmounted) working tree would look like "every file deleted".
-    if not Path(repo.path).is_dir():
-        raise InvalidRepoPath(
-            f"repository {repo.name!r}: working tree {repo.path} is missing; "
-            "restore it or register the repository again with its new path"
-        )
-
-
 def _walk_list(scanner: RepoScanner, under: str) -> list[ScannedFile]:
     return list(scanner.walk(under=under))
 
@@ -839,9 +937,11 @@ def _read_go_module(root: Path) -> str | None:
     from services.indexer.domain.imports import read_go_module
 
     try:
-        return read_go_module((root / "go.mod").read_text(encoding="utf-8", errors="replace"))
-    except OSError:
+        confine(root, "go.mod")
+    except (PathOutsideRepo, OSError, RuntimeError):
         return None
+    data = read_regular_file(root / "go.mod", 1024 * 1024)
+    return None if data is None else read_go_module(data.decode("utf-8", errors="replace"))
 
 
 def _file_index(files: frozenset[str]) -> AbstractSet[str]:

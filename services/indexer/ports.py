@@ -61,7 +61,13 @@ class Manifest(Protocol):
     """
 
     # -- repositories
-    def upsert_repo(self, name: str, path: str, remote: str) -> RepoRecord: ...
+    def add_repo(self, name: str, path: str, remote: str, *, same_remote: bool = False) -> RepoRecord:
+        """Register `name` for `path`, or return it when it is already registered for the same `path`
+        (with `same_remote`, for the same remote too: clones live at a path derived from the name).
+
+        Raises RepoNameTaken when the name belongs to another path (or remote): never re-points.
+        """
+        ...
 
     def get_repo(self, name: str) -> RepoRecord | None: ...
 

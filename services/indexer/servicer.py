@@ -13,6 +13,7 @@ from services.indexer.domain.model import (
     IndexPhase,
     IndexProgress,
     InvalidRepoPath,
+    RepoNameTaken,
     RepoNotFound,
     RepoRecord,
 )
@@ -33,6 +34,10 @@ _PHASES = {
 
 
 class IndexerServicer(indexer_pb2_grpc.IndexerServiceServicer):
+    """Callers: the gateway only. Who may register, re-point, sync or remove (admins) is decided there;
+    this service refuses what no caller may do: taking over a name, paths outside the roots, git URLs
+    the policy refuses."""
+
     def __init__(self, engine: IndexerEngine) -> None:
         self._engine = engine
 
@@ -50,11 +55,13 @@ class IndexerServicer(indexer_pb2_grpc.IndexerServiceServicer):
                 record = await self._engine.register_git_repo(request.git_url, request.name)
             else:
                 record = await self._engine.register_repo(request.path, request.name)
+        except RepoNameTaken as exc:
+            await _abort(context, grpc.StatusCode.ALREADY_EXISTS, str(exc))
         except InvalidRepoPath as exc:
             await _abort(context, grpc.StatusCode.INVALID_ARGUMENT, str(exc))
         except ManifestUnwritable as exc:
             await _abort(context, grpc.StatusCode.FAILED_PRECONDITION, str(exc))
-        return indexer_pb2.RegisterRepoResponse(repo=_repo_pb(record))
+        return indexer_pb2.RegisterRepoResponse(repo=_repo_pb(record, self._engine.is_managed(record)))
 
     async def SyncRepo(
         self, request: indexer_pb2.SyncRepoRequest, context: grpc.aio.ServicerContext
@@ -136,6 +143,8 @@ class IndexerServicer(indexer_pb2_grpc.IndexerServiceServicer):
             status = await self._engine.status(request.repo)
         except RepoNotFound as exc:
             await _abort(context, grpc.StatusCode.NOT_FOUND, str(exc))
+        except ManifestUnwritable as exc:
+            await _abort(context, grpc.StatusCode.FAILED_PRECONDITION, str(exc))
         response = indexer_pb2.RepoStatusResponse(
             repo=_repo_pb(status.repo),
             indexed_commit=status.indexed_commit,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from kit.settings import ServiceSettings
 
@@ -32,8 +32,33 @@ class IndexerSettings(ServiceSettings):
     # Seconds between pulls of repositories registered by git URL (cloned under data_dir/repos); 0 = never
     # on a schedule (webhooks and `SyncRepo` still pull).
     pull_interval_seconds: float = Field(default=300.0, ge=0)
-    # Directories under which working trees may be registered, comma-separated absolute paths; empty allows
-    # any (a local install). Set it on a team server so no token can register /etc or /.
+    # Directories under which working trees may be registered, comma-separated absolute paths (symlinks
+    # are resolved before the check). Empty allows NO working tree, only git URLs cloned under
+    # data_dir/repos: nobody can register /etc or / by default. `reporecall up` sets it to the folder it
+    # was started in (and its --index path); "/" allows everything, explicitly.
     repo_roots: str = ""
+    # Transports git may use for git_url (comma-separated of https, ssh, http, git, file). git itself is
+    # held to the same list (GIT_ALLOW_PROTOCOL), insteadOf rewrites and redirects included.
+    git_allow_protocols: str = "https,ssh"
+    # Clone from hosts that resolve to loopback, link-local or private addresses (an internal git server).
+    git_allow_private_hosts: bool = False
     # Extra gitignore-style patterns applied to every repo, comma-separated.
     extra_ignores: str = ""
+
+    @field_validator("repo_roots")
+    @classmethod
+    def _absolute_roots(cls, value: str) -> str:
+        for root in (r.strip() for r in value.split(",")):
+            if root and not root.startswith("/"):
+                raise ValueError(f"root {root!r} must be an absolute path (comma-separated list)")
+        return value
+
+    @field_validator("git_allow_protocols")
+    @classmethod
+    def _known_protocols(cls, value: str) -> str:
+        known = {"https", "ssh", "http", "git", "file"}
+        unknown = {p.strip() for p in value.split(",") if p.strip()} - known
+        if unknown:
+            names, choices = ", ".join(sorted(unknown)), ", ".join(sorted(known))
+            raise ValueError(f"unknown protocol(s) {names}; choose from {choices}")
+        return value

@@ -65,12 +65,25 @@ class RepoWatcher:
         return sorted(self._repos)
 
     async def watch(self, name: str, root: Path) -> None:
-        """Start watching `root` for repo `name` (restarting if it was watched at another path)."""
+        """Start watching `root` for repo `name` (restarting if it was watched at another path).
+
+        The file-system watcher follows symlinks to folders, so a tree holding one that leaves the repo
+        (`link -> /`) is not watched at all: index runs and status still work, and the log says why.
+        """
         current = self._repos.get(name)
         if current is not None:
             if current.root == root.resolve():
                 return
             await self.unwatch(name)
+        escape = await asyncio.to_thread(find_escaping_folder_link, root.resolve())
+        if escape is not None:
+            log.warning(
+                "watch.refused",
+                repo=name,
+                root=str(root),
+                reason=f"{escape} is a symlink to a folder outside the repository; remove it to watch",
+            )
+            return
         repo = _RepoWatch(name, root.resolve(), self._make_scanner(root))
         ready = asyncio.Event()
         repo.tasks = [
@@ -128,6 +141,11 @@ class RepoWatcher:
             if rel.startswith("..") or os.path.isabs(rel) or rel == ".":
                 continue
             rel = Path(rel).as_posix()
+            if os.path.islink(abs_path) and _leaves(abs_path, root):
+                # A new symlink out of the tree: the watcher would now follow it. Stop watching this repo.
+                log.warning("watch.stopped_escape", repo=repo.name, path=rel)
+                repo.stop.set()
+                return
             if repo.scanner.rules_changed(rel):
                 repo.rescan = True
                 continue
@@ -155,3 +173,30 @@ class RepoWatcher:
                 raise
             except Exception as exc:  # the paths are not lost: they stay dirty and the next run takes them
                 log.warning("watch.index_failed", repo=repo.name, paths=len(paths), error=repr(exc))
+
+
+def _leaves(abs_path: str, root: str) -> bool:
+    target = os.path.realpath(abs_path)
+    return os.path.isdir(target) and not (target == root or target.startswith(root.rstrip("/") + "/"))
+
+
+def find_escaping_folder_link(root: Path, limit: int = 1_000_000) -> str | None:
+    """The first symlink under `root` (ignored folders included: the watcher sees them too) that leads to
+    a folder outside it, or None. Iterative, does not follow symlinks; stops after `limit` entries."""
+    base = str(root)
+    stack = [base]
+    seen = 0
+    while stack and seen < limit:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    seen += 1
+                    if entry.is_symlink():
+                        if _leaves(entry.path, base):
+                            return os.path.relpath(entry.path, base)
+                    elif entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+        except OSError:
+            continue
+    return None

@@ -57,19 +57,23 @@ def prepare_file(parse: ParseFn, job: PrepareJob) -> Prepared:
     try:
         confine(Path(job.root), job.path)  # the file may have become a symlink out of the root since the scan
         abs_path = os.path.join(job.root, job.path)
-        # Stat before reading: if the file changes during the read, the recorded mtime is the old one
-        # and the next run looks again.
-        st = os.stat(abs_path)
-        if not stat.S_ISREG(st.st_mode):
-            return Prepared(job.path, Outcome.MISSING, reason="not a regular file")
-        if st.st_size > job.max_file_bytes:
-            return Prepared(job.path, Outcome.SKIPPED, "", st.st_mtime_ns, st.st_size, reason="too large")
-        with open(abs_path, "rb") as handle:
-            data = handle.read(job.max_file_bytes + 1)
+        # Non-blocking open and a check of the open descriptor: a file swapped for a FIFO or a device since
+        # the scan is refused instead of hanging the worker. Stat before reading: if the file changes
+        # during the read, the recorded mtime is the old one and the next run looks again.
+        fd = os.open(abs_path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode):
+                return Prepared(job.path, Outcome.MISSING, reason="not a regular file")
+            if st.st_size > job.max_file_bytes:
+                return Prepared(job.path, Outcome.SKIPPED, "", st.st_mtime_ns, st.st_size, reason="too large")
+            data = _read_at_most(fd, job.max_file_bytes + 1)
+        finally:
+            os.close(fd)
     except PathOutsideRepo as exc:
         return Prepared(job.path, Outcome.MISSING, reason=str(exc))
-    except OSError as exc:
-        return Prepared(job.path, Outcome.MISSING, reason=exc.strerror or str(exc))
+    except (OSError, RuntimeError) as exc:  # RuntimeError: a symlink loop while confining
+        return Prepared(job.path, Outcome.MISSING, reason=getattr(exc, "strerror", None) or str(exc))
     if len(data) > job.max_file_bytes:
         return Prepared(job.path, Outcome.SKIPPED, "", st.st_mtime_ns, st.st_size, reason="too large")
     file_hash = content_hash(data)
@@ -80,6 +84,17 @@ def prepare_file(parse: ParseFn, job: PrepareJob) -> Prepared:
         return Prepared(job.path, Outcome.UNCHANGED, file_hash, st.st_mtime_ns, st.st_size)
     parsed = parse(job.repo, job.path, data)
     return Prepared(job.path, Outcome.PARSED, file_hash, st.st_mtime_ns, st.st_size, parsed=parsed)
+
+
+def _read_at_most(fd: int, limit: int) -> bytes:
+    chunks: list[bytes] = []
+    while limit > 0:
+        chunk = os.read(fd, min(limit, 1 << 20))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        limit -= len(chunk)
+    return b"".join(chunks)
 
 
 def default_parse(repo: str, path: str, source: bytes) -> object:

@@ -48,7 +48,13 @@ def team(tmp_path_factory: pytest.TempPathFactory):
     gitconfig = base / "gitconfig"
     gitconfig.write_text(f'[url "file://{bare}"]\n\tinsteadOf = {URL}\n[safe]\n\tdirectory = *\n')
     suite = Suite.start(
-        base / "data", env={"REPORECALL_WEBHOOK_SECRET": SECRET, "GIT_CONFIG_GLOBAL": str(gitconfig)}
+        base / "data",
+        env={
+            "REPORECALL_WEBHOOK_SECRET": SECRET,
+            "GIT_CONFIG_GLOBAL": str(gitconfig),
+            # the admin's insteadOf points at a local bare repository: git must be allowed file://
+            "REPORECALL_GIT_ALLOW_PROTOCOLS": "https,ssh,file",
+        },
     )
     yield suite, work
     suite.stop()

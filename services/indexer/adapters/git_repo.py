@@ -7,19 +7,42 @@ or in `packed-refs`, and detached HEAD. Falls back to `git rev-parse` for anythi
 from __future__ import annotations
 
 import configparser
+import ipaddress
+import os
 import re
+import socket
 import subprocess
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
+from urllib.parse import urlsplit
+
+import structlog
+
+from services.indexer.domain.scanner import read_regular_file
+
+log = structlog.get_logger("indexer.git")
+
+# Caps on git metadata files read for status (HEAD, refs, config); a real one is far smaller, and a
+# symlink to /dev/zero or a FIFO in a hostile tree must neither hang nor exhaust memory.
+_SMALL_FILE = 64 * 1024
+_PACKED_REFS_MAX = 32 * 1024 * 1024
 
 _SHA = re.compile(r"^[0-9a-f]{40}(?:[0-9a-f]{24})?$")
+
+
+def _read_text(path: Path, limit: int = _SMALL_FILE) -> str | None:
+    data = read_regular_file(path, limit)
+    return None if data is None else data.decode("utf-8", errors="replace")
 
 
 def git_dir(root: Path) -> Path | None:
     dot_git = root / ".git"
     if dot_git.is_dir():
         return dot_git
-    if dot_git.is_file():
-        text = dot_git.read_text(encoding="utf-8", errors="replace").strip()
+    text = _read_text(dot_git)
+    if text is not None:
+        text = text.strip()
         if text.startswith("gitdir:"):
             target = Path(text.removeprefix("gitdir:").strip())
             return target if target.is_absolute() else (root / target).resolve()
@@ -27,23 +50,21 @@ def git_dir(root: Path) -> Path | None:
 
 
 def _common_dir(gdir: Path) -> Path:
-    common = gdir / "commondir"
-    if common.is_file():
-        target = Path(common.read_text(encoding="utf-8").strip())
+    text = _read_text(gdir / "commondir")
+    if text is not None and text.strip():
+        target = Path(text.strip())
         return target if target.is_absolute() else (gdir / target).resolve()
     return gdir
 
 
 def _resolve_ref(gdir: Path, ref: str) -> str:
     for base in (gdir, _common_dir(gdir)):
-        loose = base / ref
-        if loose.is_file():
-            value = loose.read_text(encoding="utf-8").strip()
-            if _SHA.match(value):
-                return value
-        packed = base / "packed-refs"
-        if packed.is_file():
-            for line in packed.read_text(encoding="utf-8").splitlines():
+        value = (_read_text(base / ref) or "").strip()
+        if _SHA.match(value):
+            return value
+        packed = _read_text(base / "packed-refs", _PACKED_REFS_MAX)
+        if packed is not None:
+            for line in packed.splitlines():
                 sha, _, name = line.partition(" ")
                 if name.strip() == ref and _SHA.match(sha):
                     return sha
@@ -56,7 +77,7 @@ def read_head(root: Path) -> str:
     if gdir is None:
         return ""
     try:
-        head = (gdir / "HEAD").read_text(encoding="utf-8").strip()
+        head = (_read_text(gdir / "HEAD") or "").strip()
         if _SHA.match(head):
             return head
         if head.startswith("ref:"):
@@ -75,10 +96,7 @@ def read_branch(root: Path) -> str:
     gdir = git_dir(root)
     if gdir is None:
         return ""
-    try:
-        head = (gdir / "HEAD").read_text(encoding="utf-8").strip()
-    except OSError:
-        return ""
+    head = (_read_text(gdir / "HEAD") or "").strip()
     return head.removeprefix("ref:").strip().removeprefix("refs/heads/") if head.startswith("ref:") else ""
 
 
@@ -88,9 +106,12 @@ def read_origin_url(root: Path) -> str:
     if gdir is None:
         return ""
     parser = configparser.RawConfigParser(strict=False)
+    text = _read_text(_common_dir(gdir) / "config", 1024 * 1024)
+    if text is None:
+        return ""
     try:
-        parser.read(_common_dir(gdir) / "config", encoding="utf-8")
-    except (configparser.Error, OSError):
+        parser.read_string(text)
+    except configparser.Error:
         return ""
     remotes = [s for s in parser.sections() if s.startswith('remote "')]
     remotes.sort(key=lambda s: s != 'remote "origin"')
@@ -117,31 +138,158 @@ def _git_rev_parse(root: Path) -> str:
 
 
 class GitError(Exception):
-    """A git command failed; the message is git's own last line."""
+    """A git command failed; the message is git's own last line (for the log, never for the client)."""
 
 
-_GIT_URL = re.compile(r"^(?:(?:https?|ssh|git|file)://\S+|[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:\S+)$")
-_GIT_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_ASKPASS": "/bin/false", "LC_ALL": "C"}
+class GitUrlRefused(Exception):
+    """A git URL is not allowed or could not be cloned. `detail` is for the log; clients get one uniform
+    message (`GIT_URL_REFUSED`) whatever the cause, so replies never tell an open port from a closed one."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail)
+        self.detail = detail
 
 
-def validate_git_url(url: str) -> str | None:
-    """A problem with `url` as something to clone, or None. Options (`-…`) and local paths are refused."""
-    if not _GIT_URL.match(url) or url.startswith("-"):
-        return f"git_url {url!r} must be an https://, ssh://, git://, file:// or user@host:path URL"
-    return None
+GIT_URL_REFUSED = (
+    "git_url: the repository could not be registered. Give an https:// or ssh:// (user@host:path) URL of "
+    "a repository this server can reach and read; file://, git://, local paths and hosts on loopback, "
+    "link-local or private addresses are refused unless an admin allows them "
+    "(REPORECALL_GIT_ALLOW_PROTOCOLS, REPORECALL_GIT_ALLOW_PRIVATE_HOSTS). The indexer log has the details."
+)
+
+# Protocols git may ever be allowed to use here; "ext" (runs a command) and the like never are.
+KNOWN_PROTOCOLS = frozenset({"https", "ssh", "http", "git", "file"})
+DEFAULT_PROTOCOLS = frozenset({"https", "ssh"})
 
 
-def _git(args: list[str], cwd: Path | None = None, timeout: float = 600) -> str:
-    import os
+@dataclass(frozen=True, slots=True)
+class GitTarget:
+    """Where a git URL points: the transport git would use, and the host and port it connects to."""
 
+    protocol: str  # "https", "ssh", "http", "git" or "file"
+    host: str  # "" for file://
+    port: int
+
+
+_DEFAULT_PORTS = {"https": 443, "http": 80, "ssh": 22, "git": 9418, "file": 0}
+# scp-like syntax: user@host:path (git reads it as ssh when no "/" comes before the first ":").
+_SCP = re.compile(
+    r"^(?P<user>[A-Za-z0-9._-]+)@(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9.-]+):(?P<path>[^/].*|/.*)$"
+)
+
+
+def parse_git_url(url: str) -> GitTarget | None:
+    """The target of an https://, ssh://, http://, git://, file:// or user@host:path URL; None otherwise
+    (options such as "-u…", transport helpers such as "ext::…", local paths, control characters)."""
+    if not url or url.startswith("-") or any(c.isspace() or ord(c) < 0x20 or ord(c) == 0x7F for c in url):
+        return None
+    if "::" in url.split("/", 1)[0]:  # <transport>::<address> runs a remote helper
+        return None
+    if "://" in url:
+        try:
+            parts = urlsplit(url)
+            port = parts.port
+        except ValueError:
+            return None
+        protocol = parts.scheme.lower()
+        if protocol not in KNOWN_PROTOCOLS:
+            return None
+        host = (parts.hostname or "").lower()
+        if protocol != "file" and (not host or not parts.path.strip("/")):
+            return None
+        return GitTarget(protocol, host, port or _DEFAULT_PORTS[protocol])
+    match = _SCP.match(url)
+    if match is None:
+        return None
+    return GitTarget("ssh", match["host"].strip("[]").lower(), 22)
+
+
+Resolver = Callable[[str, int], Iterable[str]]
+
+
+def resolve_host(host: str, port: int) -> list[str]:
+    """Every address `host` resolves to (raises OSError when it does not resolve)."""
+    infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    return sorted({str(info[4][0]) for info in infos})
+
+
+def is_public_address(address: str) -> bool:
+    """False for loopback, link-local, private, shared (100.64/10), multicast, reserved, unspecified."""
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return False
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped is not None:
+        ip = ip.ipv4_mapped
+    return ip.is_global and not ip.is_multicast
+
+
+def check_git_url(
+    url: str,
+    *,
+    protocols: frozenset[str] = DEFAULT_PROTOCOLS,
+    allow_private_hosts: bool = False,
+    resolve: Resolver = resolve_host,
+) -> GitTarget:
+    """The target of `url` when policy allows cloning it; raises GitUrlRefused (detail for the log).
+
+    A host that does not resolve here is left to git (it fails the same way, or an admin's `insteadOf`
+    rewrites it); a host that resolves to any non-public address is refused unless private hosts are
+    allowed. git itself is also held to `protocols` (see `git_environment`), redirects included.
+    """
+    target = parse_git_url(url)
+    if target is None:
+        raise GitUrlRefused("not an https://, ssh://, http://, git://, file:// or user@host:path URL")
+    if target.protocol not in protocols:
+        raise GitUrlRefused(f"protocol {target.protocol} is not allowed (REPORECALL_GIT_ALLOW_PROTOCOLS)")
+    if target.protocol == "file" or allow_private_hosts:
+        return target
+    try:
+        addresses = list(resolve(target.host, target.port))
+    except (OSError, UnicodeError) as exc:
+        log.info("git.host_unresolved", host=target.host, error=str(exc))
+        return target
+    private = [a for a in addresses if not is_public_address(a)]
+    if private:
+        raise GitUrlRefused(
+            f"host {target.host} resolves to non-public address(es) {', '.join(private)} "
+            "(REPORECALL_GIT_ALLOW_PRIVATE_HOSTS)"
+        )
+    return target
+
+
+def git_environment(protocols: Iterable[str]) -> dict[str, str]:
+    """Environment for every git run: no prompts, and only the allowed transports (GIT_ALLOW_PROTOCOL
+    overrides any protocol.* config and also applies to redirects and to URLs rewritten by insteadOf)."""
+    allowed = ":".join(sorted(p for p in protocols if p in KNOWN_PROTOCOLS)) or "https"
+    return {
+        "GIT_TERMINAL_PROMPT": "0",
+        "GIT_ASKPASS": "/bin/false",
+        "SSH_ASKPASS": "/bin/false",
+        "LC_ALL": "C",
+        "GIT_ALLOW_PROTOCOL": allowed,
+        "GIT_PROTOCOL_FROM_USER": "0",
+    }
+
+
+# Every clone/pull: no redirects (an https host must not bounce git to an internal address), and
+# ssh never asks questions.
+_GIT_CONFIG = ("-c", "http.followRedirects=false", "-c", "core.askPass=/bin/false")
+
+
+def _git(args: list[str], protocols: Iterable[str], cwd: Path | None = None, timeout: float = 600) -> str:
     try:
         done = subprocess.run(
-            ["git", *args],
+            ["git", *_GIT_CONFIG, *args],
             cwd=cwd,
             capture_output=True,
             text=True,
             timeout=timeout,
-            env={**os.environ, **_GIT_ENV},
+            env={
+                **os.environ,
+                **git_environment(protocols),
+                "GIT_SSH_COMMAND": os.environ.get("GIT_SSH_COMMAND", "ssh") + " -o BatchMode=yes",
+            },
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise GitError(f"git {args[0]}: {exc}") from None
@@ -151,7 +299,7 @@ def _git(args: list[str], cwd: Path | None = None, timeout: float = 600) -> str:
     return done.stdout
 
 
-def clone(url: str, dest: Path) -> None:
+def clone(url: str, dest: Path, protocols: Iterable[str] = DEFAULT_PROTOCOLS) -> None:
     """Clone `url` into `dest` (which must not exist); a failed clone leaves nothing behind."""
     import shutil
 
@@ -159,12 +307,12 @@ def clone(url: str, dest: Path) -> None:
     partial = dest.with_name(dest.name + ".partial")
     shutil.rmtree(partial, ignore_errors=True)
     try:
-        _git(["clone", "--quiet", "--", url, str(partial)])
+        _git(["clone", "--quiet", "--no-recurse-submodules", "--", url, str(partial)], protocols)
         partial.rename(dest)
     finally:
         shutil.rmtree(partial, ignore_errors=True)
 
 
-def pull(root: Path) -> None:
+def pull(root: Path, protocols: Iterable[str] = DEFAULT_PROTOCOLS) -> None:
     """Fast-forward the checked-out branch from its upstream."""
-    _git(["pull", "--quiet", "--ff-only"], cwd=root)
+    _git(["pull", "--quiet", "--ff-only", "--no-recurse-submodules"], protocols, cwd=root)

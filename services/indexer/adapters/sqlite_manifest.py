@@ -10,7 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
-from services.indexer.domain.model import FileCounts, FileRecord, FileStatus, RepoRecord
+from services.indexer.domain.model import FileCounts, FileRecord, FileStatus, RepoNameTaken, RepoRecord
 from services.indexer.ports import ManifestUnwritable
 
 SCHEMA_VERSION = 1
@@ -112,13 +112,19 @@ class SqliteManifest:
 
     # -- repositories ------------------------------------------------------------------------------
 
-    def upsert_repo(self, name: str, path: str, remote: str) -> RepoRecord:
+    def add_repo(self, name: str, path: str, remote: str, *, same_remote: bool = False) -> RepoRecord:
+        # Check and insert in one transaction, so two racing registrations cannot both win.
         with self._lock, self._db:
-            self._db.execute(
-                "INSERT INTO repos (name, path, remote, registered_at) VALUES (?, ?, ?, ?) "
-                "ON CONFLICT(name) DO UPDATE SET path = excluded.path, remote = excluded.remote",
-                (name, path, remote, _now()),
-            )
+            row = self._db.execute("SELECT path, remote FROM repos WHERE name = ?", (name,)).fetchone()
+            if row is None:
+                self._db.execute(
+                    "INSERT INTO repos (name, path, remote, registered_at) VALUES (?, ?, ?, ?)",
+                    (name, path, remote, _now()),
+                )
+            elif row[0] != path or (same_remote and row[1] != remote):
+                raise RepoNameTaken(name, row[1] if same_remote and row[1] else row[0])
+            elif row[1] != remote:  # the working tree's own origin changed: follow it
+                self._db.execute("UPDATE repos SET remote = ? WHERE name = ?", (remote, name))
         record = self.get_repo(name)
         assert record is not None
         return record

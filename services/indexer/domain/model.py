@@ -20,6 +20,18 @@ class InvalidRepoPath(ValueError):
     """A path given for registration is not a usable directory."""
 
 
+class RepoNameTaken(ValueError):
+    """The name is registered for another path or remote; a name is never silently re-pointed."""
+
+    def __init__(self, name: str, existing: str) -> None:
+        super().__init__(
+            f"name: repository {name!r} is already registered for {existing}; remove it first "
+            "(admin: DELETE /api/repos/NAME) or register this one under another name (--name)"
+        )
+        self.name = name
+        self.existing = existing
+
+
 class DownstreamUnavailable(RuntimeError):
     """Search or graph did not answer after every retry; the affected files stay pending."""
 

@@ -18,14 +18,14 @@ from services.indexer.domain.scanner import ScannedFile
 @pytest.fixture
 def manifest(tmp_path: Path) -> SqliteManifest:
     m = SqliteManifest(tmp_path / "m" / "manifest.db")
-    m.upsert_repo("demo", "/src/demo", "github.com/acme/demo")
+    m.add_repo("demo", "/src/demo", "github.com/acme/demo")
     return m
 
 
 def test_uses_wal_and_survives_reopen(tmp_path: Path) -> None:
     path = tmp_path / "manifest.db"
     first = SqliteManifest(path)
-    first.upsert_repo("demo", "/src/demo", "")
+    first.add_repo("demo", "/src/demo", "")
     first.record_files("demo", [FileRecord("a.py", 1, 2, "h", 3)])
     first.close()
     assert sqlite3.connect(path).execute("PRAGMA journal_mode").fetchone()[0] == "wal"
@@ -33,10 +33,14 @@ def test_uses_wal_and_survives_reopen(tmp_path: Path) -> None:
     assert second.files("demo") == {"a.py": FileRecord("a.py", 1, 2, "h", 3, FileStatus.INDEXED)}
 
 
-def test_repo_registry_register_update_list_remove(manifest: SqliteManifest) -> None:
-    manifest.upsert_repo("other", "/src/other", "")
-    again = manifest.upsert_repo("demo", "/moved/demo", "github.com/acme/demo")
-    assert again.path == "/moved/demo"
+def test_repo_registry_register_refuse_repoint_list_remove(manifest: SqliteManifest) -> None:
+    from services.indexer.domain.model import RepoNameTaken
+
+    manifest.add_repo("other", "/src/other", "")
+    with pytest.raises(RepoNameTaken, match="remove it first"):
+        manifest.add_repo("demo", "/moved/demo", "github.com/acme/demo")
+    again = manifest.add_repo("demo", "/src/demo", "github.com/acme/demo")  # idempotent
+    assert again.path == "/src/demo"
     assert [r.name for r in manifest.list_repos()] == ["demo", "other"]
     assert again.registered_at is not None and again.last_run_started is None
     manifest.record_files("demo", [FileRecord("a.py", 1, 2, "h", 3)])
