@@ -1,7 +1,7 @@
 # syntax=docker/dockerfile:1
 # One image for the five RepoRecall processes; docker-compose.yml picks the process with `command`:
 #   python -m gateway | services.indexer | services.search | services.graph | services.memory
-# Every dependency is a manylinux wheel pinned by requirements.lock, so the build stage needs no compiler;
+# Every dependency is a manylinux wheel pinned by hash in requirements.lock, so the build stage needs no compiler;
 # it exists so that pip, the build tree and the wheel cache stay out of the runtime image.
 
 ARG PYTHON_IMAGE=python:3.11.11-slim-bookworm
@@ -14,16 +14,15 @@ RUN python -m venv /opt/reporecall
 WORKDIR /src
 # Dependencies first, in their own layer: a code change does not reinstall them.
 COPY pyproject.toml requirements.lock ./
-RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" \
-        > /tmp/requirements.txt \
- && /opt/reporecall/bin/pip install -c requirements.lock -r /tmp/requirements.txt
+# Installed by hash: a re-published file is refused (the lock also carries the dev tools).
+RUN /opt/reporecall/bin/pip install --require-hashes -r requirements.lock
 COPY README.md ./
 COPY kit ./kit
 COPY protos ./protos
 COPY services ./services
 COPY gateway ./gateway
 COPY cli ./cli
-RUN /opt/reporecall/bin/pip install -c requirements.lock . \
+RUN /opt/reporecall/bin/pip install --no-deps --no-build-isolation . \
  && /opt/reporecall/bin/pip uninstall -y pip setuptools
 
 FROM ${PYTHON_IMAGE} AS runtime

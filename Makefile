@@ -9,10 +9,12 @@ STAMP := $(VENV)/.installed
 
 .PHONY: up test test-fast lint protos check-protos bench bench-quick bench-index bench-graph-stores clean
 
+# Every dependency is installed by hash (requirements.lock, sha256 of each file; a re-published file is
+# refused), then the project itself (editable, no dependencies, built with the locked setuptools).
 $(STAMP): pyproject.toml requirements.lock
 	@test -x $(BIN)/python || $(PY) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -c requirements.lock -e '.[dev]'
+	$(BIN)/python -m pip install --quiet --require-hashes -r requirements.lock
+	$(BIN)/python -m pip install --quiet --no-deps --no-build-isolation -e .
 	@touch $(STAMP)
 
 ## Start the whole suite on embedded stores and index REPO (default: this repository); PORT=… moves it.

@@ -186,7 +186,8 @@ def test_dockerfile_is_multi_stage_pinned_non_root_with_a_grpc_healthcheck() -> 
     assert len(re.findall(r"^FROM ", text, re.M)) >= 2
     user = re.findall(r"^USER (\S+)$", text, re.M)
     assert user and not user[-1].startswith(("root", "0")), "the runtime stage must not run as root"
-    assert "pip install -c requirements.lock ." in text
+    assert "pip install --require-hashes -r requirements.lock" in text
+    assert "pip install --no-deps --no-build-isolation ." in text
     assert "HEALTHCHECK" in text and '"kit.healthcheck"' in text
     ignored = (ROOT / ".dockerignore").read_text().split()
     assert {".env", "**/.venv", "**/.git", "tests/"} <= set(ignored)
@@ -198,3 +199,14 @@ def test_every_app_service_gets_the_same_service_credentials(config: dict[str, A
     }
     assert all(tokens.values()), f"services without credentials: {[n for n, t in tokens.items() if not t]}"
     assert len(set(tokens.values())) == 1
+
+
+def test_the_lock_pins_every_package_by_hash_and_make_installs_with_them() -> None:
+    lock = (ROOT / "requirements.lock").read_text()
+    pins = re.findall(r"^([A-Za-z0-9_.\[\]-]+)==(\S+) \\$", lock, re.M)
+    assert len(pins) > 50
+    blocks = re.split(r"\n(?=[A-Za-z])", lock.split("\n\n", 1)[1])
+    assert all("--hash=sha256:" in block for block in blocks if "==" in block), "a pin without a hash"
+    makefile = (ROOT / "Makefile").read_text()
+    assert "pip install --quiet --require-hashes -r requirements.lock" in makefile
+    assert "-c requirements.lock" not in makefile
