@@ -45,7 +45,12 @@ def cli_suite(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Suite]:
     process = subprocess.Popen(
         [sys.executable, "-m", "cli.main", "up", "--data-dir", str(data_dir), "--base-port", "0"],
         cwd=ROOT,
-        env={**__import__("os").environ, **OFFLINE},
+        # The fixture repositories live under the temp folder: let `up`'s indexer register them there.
+        env={
+            **__import__("os").environ,
+            **OFFLINE,
+            "REPORECALL_REPO_ROOTS": f"{ROOT},{__import__('tempfile').gettempdir()}",
+        },
         stdout=log,
         stderr=subprocess.STDOUT,
         text=True,
