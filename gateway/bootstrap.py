@@ -11,8 +11,8 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.routing import Route
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from gateway.adapters.grpc_backends import GrpcBackends
 from gateway.auth import TokenAuthenticator, TokenStore, token_store_path
-from gateway.backends import Backends
 from gateway.context import ContextService
 from gateway.http import build_http_app
 from gateway.mcp_server import build_mcp
@@ -33,7 +33,7 @@ class AsgiEndpoint:
 
 @dataclass
 class Gateway:
-    backends: Backends
+    backends: GrpcBackends
     ops: Operations
     auth: TokenAuthenticator
     mcp: MCPServer
@@ -42,10 +42,10 @@ class Gateway:
 
 def bootstrap(settings: GatewaySettings, auth: TokenAuthenticator | None = None) -> Gateway:
     """Everything the gateway serves, wired; `auth` defaults to the local token + the token store."""
-    backends = Backends(
+    backends = GrpcBackends(
         settings.indexer_addr, settings.search_addr, settings.graph_addr, settings.memory_addr
     )
-    repos = RepoDirectory(backends)
+    repos = RepoDirectory(backends.indexer)
     service = ContextService(backends, repos, settings.budget_tokens, settings.backend_deadline_ms / 1000)
     if auth is None:
         auth = TokenAuthenticator(settings.local_token, TokenStore(token_store_path(settings.data_dir)))

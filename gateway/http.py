@@ -15,7 +15,6 @@ from collections.abc import AsyncIterator
 from dataclasses import asdict
 from typing import Any
 
-import grpc
 import structlog
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -26,10 +25,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from gateway import metrics
 from gateway.auth import RateLimiter, TokenAuthenticator
 from gateway.authorization import WEBHOOK, Forbidden, Principal
-from gateway.backends import Unavailable
-from gateway.context import ContextQuery, ContextResult
+from gateway.context import ContextQuery, ContextResult, describe_in_request_log
 from gateway.errors import client_message, http_status
 from gateway.operations import Operations
+from gateway.ports import Rejected, Unavailable
 from gateway.settings import GatewaySettings
 from gateway.validation import LIMITS, BadInput, int_field, read_json_object, str_field
 from kit.logging import REQUEST_ID_HEADER, new_request_id
@@ -422,7 +421,7 @@ def build_http_app(
             try:
                 async for message in progress:
                     yield (json.dumps(message) + "\n").encode()
-            except grpc.aio.AioRpcError as exc:
+            except Rejected as exc:
                 yield (json.dumps({"error": client_message(exc)}) + "\n").encode()
 
         return StreamingResponse(lines(), media_type="application/x-ndjson")
@@ -462,8 +461,8 @@ def build_http_app(
         return _json(503, {"error": str(exc)})
 
     async def rpc_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, grpc.aio.AioRpcError)
-        return _json(http_status(exc.code()), {"error": client_message(exc)})
+        assert isinstance(exc, Rejected)
+        return _json(http_status(exc.code), {"error": client_message(exc)})
 
     app = Starlette(
         routes=routes,
@@ -471,7 +470,7 @@ def build_http_app(
             BadInput: bad_request,
             Forbidden: forbidden,
             Unavailable: unavailable,
-            grpc.aio.AioRpcError: rpc_error,
+            Rejected: rpc_error,
         },
         lifespan=lifespan,
     )
@@ -490,6 +489,7 @@ def _principal(request: Request) -> Principal:
 
 
 def _record(result: ContextResult) -> None:
+    describe_in_request_log(result)  # the hook ran under wait_for (its own task): bind here, in the request's
     metrics.CONTEXT_TOKENS.labels(result.route).observe(result.tokens)
     for backend in result.degraded:
         metrics.DEGRADED_REPLIES.labels(backend).inc()

@@ -9,15 +9,14 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
-import grpc
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 from gateway.authorization import Forbidden, Principal
-from gateway.backends import Unavailable
 from gateway.context import ContextQuery
 from gateway.errors import client_message
 from gateway.operations import Operations
+from gateway.ports import Rejected, Unavailable
 from gateway.repos import RepoInfo
 from gateway.validation import BadInput, text_arg
 
@@ -56,7 +55,7 @@ def build_mcp(ops: Operations) -> MCPServer:
             raise ToolError(
                 f"the {exc.service} service is unavailable right now; try again shortly"
             ) from None
-        except grpc.aio.AioRpcError as exc:
+        except Rejected as exc:
             raise ToolError(client_message(exc)) from None
 
     @mcp.tool(
