@@ -10,7 +10,7 @@ import structlog
 import uvicorn
 
 from gateway.bootstrap import bootstrap
-from gateway.servicer import GatewayServicer
+from gateway.entrypoints.grpc import GatewayServicer
 from gateway.settings import GatewaySettings
 from gateway.slow_clients import header_deadline_protocol
 from kit.logging import configure_logging

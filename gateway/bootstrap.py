@@ -14,8 +14,8 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from gateway.adapters.grpc_backends import GrpcBackends
 from gateway.auth import TokenAuthenticator, TokenStore, token_store_path
 from gateway.context import ContextService
-from gateway.http import build_http_app
-from gateway.mcp_server import build_mcp
+from gateway.entrypoints.http import build_http_app
+from gateway.entrypoints.mcp import build_mcp
 from gateway.operations import Operations
 from gateway.repos import RepoDirectory
 from gateway.settings import GatewaySettings

@@ -44,8 +44,12 @@ class Operations:
         session = SessionStartService(backends, context_service.deadline * 2)
         return cls(backends, repos, context_service, session, deadline)
 
+    async def find_repo(self, name: str | None, cwd: str | None = None) -> RepoInfo | None:
+        """The registered repo named `name` (or by remote), else the one containing `cwd`; None if none."""
+        return await self.repos.resolve(name or None, cwd or None)
+
     async def repo(self, name: str | None, cwd: str | None = None) -> RepoInfo:
-        info = await self.repos.resolve(name or None, cwd or None)
+        info = await self.find_repo(name, cwd)
         if info is None:
             raise BadInput(
                 "repo",

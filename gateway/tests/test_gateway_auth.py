@@ -11,7 +11,7 @@ import pytest
 from gateway.adapters.grpc_backends import GrpcBackends as Backends
 from gateway.auth import RateLimiter, TokenAuthenticator, TokenStore, hash_token
 from gateway.context import ContextService
-from gateway.http import build_http_app
+from gateway.entrypoints.http import build_http_app
 from gateway.operations import Operations
 from gateway.repos import RepoDirectory
 from gateway.settings import GatewaySettings
