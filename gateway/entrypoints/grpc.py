@@ -6,21 +6,22 @@ caller is the `service` principal — it reads code and team memories, never a u
 
 from __future__ import annotations
 
+from typing import Any
+
 import grpc
 
+from gateway.adapters.grpc_gateway import context_query_from_pb, context_result_to_pb
 from gateway.authorization import SERVICE
-from gateway.context import ContextItem, ContextQuery
 from gateway.operations import Operations
-from reporecall.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 
 
-class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
+class GatewayServicer:
+    """reporecall.gateway.v1.GatewayService (registered by gateway.adapters.grpc_gateway)."""
+
     def __init__(self, ops: Operations) -> None:
         self._ops = ops
 
-    async def Context(  # noqa: N802 - gRPC method name
-        self, request: gateway_pb2.ContextRequest, context: grpc.aio.ServicerContext
-    ) -> gateway_pb2.ContextResponse:
+    async def Context(self, request: Any, context: grpc.aio.ServicerContext) -> Any:  # noqa: N802 - gRPC name
         if not request.prompt.strip():
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "prompt: must not be empty")
         if not request.repo and not request.cwd:
@@ -29,42 +30,5 @@ class GatewayServicer(gateway_pb2_grpc.GatewayServiceServicer):
             await context.abort(
                 grpc.StatusCode.INVALID_ARGUMENT, "budget_tokens: must be between 0 and 50000"
             )
-        result = await self._ops.context(
-            SERVICE,
-            ContextQuery(
-                prompt=request.prompt,
-                repo=request.repo,
-                cwd=request.cwd,
-                budget_tokens=request.budget_tokens,
-                active_files=tuple(request.active_files),
-                head_commit=request.head_commit,
-                branch=request.branch,
-                session_id=request.session_id,
-            ),
-        )
-        return gateway_pb2.ContextResponse(
-            text=result.text,
-            route=result.route,
-            seeds=result.seeds,
-            partial=result.partial,
-            degraded=result.degraded,
-            tokens=result.tokens,
-            chars=result.chars,
-            items=[_item_pb(i) for i in result.items],
-            cut=[_item_pb(i) for i in result.cut],
-            repo=result.repo,
-        )
-
-
-def _item_pb(item: ContextItem) -> gateway_pb2.ContextItem:
-    return gateway_pb2.ContextItem(
-        path=item.path,
-        symbol=item.symbol,
-        start_line=item.start_line,
-        end_line=item.end_line,
-        kind=item.kind,
-        score=item.score,
-        tokens=item.tokens,
-        reason=item.reason,
-        chunk_id=item.chunk_id,
-    )
+        result = await self._ops.context(SERVICE, context_query_from_pb(request))
+        return context_result_to_pb(result)
