@@ -14,7 +14,7 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Limits:
-    """Longest values accepted, in characters."""
+    """Longest values accepted (characters, or tokens for budget_tokens)."""
 
     repo_name: int = 256
     path: int = 4096
@@ -22,6 +22,8 @@ class Limits:
     session_id: int = 256
     prompt: int = 100_000
     text: int = 20_000
+    # Largest token budget a client may ask a context block for (0 means the configured default).
+    budget_tokens: int = 50_000
 
 
 LIMITS = Limits()

@@ -1,24 +1,30 @@
 """The gateway's ports over gRPC: stubs, per-call deadlines, circuit breakers and every proto ⇄ domain
 translation. No other gateway module imports generated code.
 
-A breaker opens after consecutive failures so a dead service costs nothing per prompt; it lets one
-probe through after `reset_seconds` and closes on success. A refusal (the service answered that the
-request is wrong) is `Rejected`, not a breaker failure; anything else is `Unavailable`.
+The breaker and refusal rules are gateway.adapters.grpc_client's.
 """
 
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
 
 import grpc
-from google.protobuf.json_format import MessageToDict
 from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from gateway.adapters.grpc_client import (
+    MEMORY_CLASS_NAMES,
+    MEMORY_CLASSES,
+    MEMORY_SCOPES,
+    MEMORY_TYPES,
+    SEARCH_MODES,
+    SYMBOL_MATCHES,
+    Breaker,
+    ServiceClient,
+    to_json,
+)
 from gateway.domain.assembly import MemoryItem
 from gateway.domain.fusion import CommunitySummary, HubSummary
 from gateway.ports import (
@@ -35,7 +41,6 @@ from gateway.ports import (
     RepoInfo,
     RepoProfile,
     SearchHit,
-    Unavailable,
 )
 from kit.convert import chunk_from_pb, import_from_pb, symbol_from_pb
 from kit.domain import Chunk, Import
@@ -45,85 +50,6 @@ from reporecall.indexer.v1 import indexer_pb2, indexer_pb2_grpc
 from reporecall.memory.v1 import memory_pb2, memory_pb2_grpc
 from reporecall.search.v1 import search_pb2, search_pb2_grpc
 
-T = TypeVar("T")
-
-# Codes that mean the service answered (the request was wrong or not supported): no breaker failure.
-_SERVICE_IS_UP = frozenset(
-    {
-        grpc.StatusCode.INVALID_ARGUMENT,
-        grpc.StatusCode.NOT_FOUND,
-        grpc.StatusCode.ALREADY_EXISTS,
-        grpc.StatusCode.FAILED_PRECONDITION,
-        grpc.StatusCode.PERMISSION_DENIED,
-        grpc.StatusCode.UNIMPLEMENTED,
-        grpc.StatusCode.OUT_OF_RANGE,
-    }
-)
-
-
-def _enum_names(enum: Any, prefix: str) -> dict[str, int]:
-    """Lower-case names of a generated enum without its prefix and UNSPECIFIED: {"rule": 1, …}."""
-    return {
-        name.removeprefix(prefix).lower(): number
-        for name, number in enum.items()
-        if not name.endswith("_UNSPECIFIED")
-    }
-
-
-SEARCH_MODES = _enum_names(search_pb2.SearchMode, "SEARCH_MODE_")
-SYMBOL_MATCHES = _enum_names(search_pb2.SymbolMatch, "SYMBOL_MATCH_")
-MEMORY_CLASSES = _enum_names(memory_pb2.MemoryClass, "MEMORY_CLASS_")
-MEMORY_TYPES = _enum_names(memory_pb2.MemoryType, "MEMORY_TYPE_")
-MEMORY_SCOPES = _enum_names(memory_pb2.MemoryScope, "MEMORY_SCOPE_")
-MEMORY_CLASS_NAMES = {number: name for name, number in MEMORY_CLASSES.items()}
-
-
-def to_json(message: Message) -> JSON:
-    return MessageToDict(message, preserving_proto_field_name=True)
-
-
-@dataclass
-class Breaker:
-    failures_to_open: int = 3
-    reset_seconds: float = 2.0
-    failures: int = 0
-    opened_at: float = 0.0
-
-    def allow(self) -> bool:
-        if self.failures < self.failures_to_open:
-            return True
-        return time.monotonic() - self.opened_at >= self.reset_seconds  # half-open: one probe
-
-    def record(self, ok: bool) -> None:
-        if ok:
-            self.failures = 0
-        else:
-            self.failures += 1
-            if self.failures >= self.failures_to_open:
-                self.opened_at = time.monotonic()
-
-
-class _Client:
-    """One service's stub behind its breaker."""
-
-    def __init__(self, service: str, stub: Any, breaker: Breaker) -> None:
-        self.service, self.stub, self.breaker = service, stub, breaker
-
-    async def call(self, method: str, request: Message, timeout: float) -> Any:
-        """`stub.method(request)` with a deadline; Unavailable or Rejected (never a raw gRPC error)."""
-        if not self.breaker.allow():
-            raise Unavailable(self.service, "circuit open")
-        try:
-            result = await getattr(self.stub, method)(request, timeout=timeout)
-        except grpc.aio.AioRpcError as exc:
-            if exc.code() in _SERVICE_IS_UP:
-                self.breaker.record(True)  # the service is up; the request was wrong
-                raise Rejected(self.service, exc.code().name, exc.details() or "") from None
-            self.breaker.record(False)
-            raise Unavailable(self.service, exc.code().name) from exc
-        self.breaker.record(True)
-        return result
-
 
 def _ref(symbol: str) -> graph_pb2.SymbolRef:
     """A symbol by name (short or qualified), or by chunk id when written `id:<chunk id>`."""
@@ -132,7 +58,7 @@ def _ref(symbol: str) -> graph_pb2.SymbolRef:
     return graph_pb2.SymbolRef(name=symbol)
 
 
-class GrpcSearch(_Client):
+class GrpcSearch(ServiceClient):
     async def search(self, repo: str, query: str, limit: int, timeout: float) -> list[SearchHit]:
         request = search_pb2.SearchRequest(query=query, repo=repo, limit=limit)
         reply = await self.call("Search", request, timeout)
@@ -211,7 +137,7 @@ class GrpcSearch(_Client):
         return to_json(await self.call("Stats", search_pb2.StatsRequest(repo=repo), timeout))
 
 
-class GrpcGraph(_Client):
+class GrpcGraph(ServiceClient):
     async def call_tree(
         self, repo: str, seed_id: str, up: int, down: int, branch: int, timeout: float
     ) -> CallTree:
@@ -300,7 +226,7 @@ def _recall_request(query: RecallQuery) -> memory_pb2.RecallRequest:
     )
 
 
-class GrpcMemory(_Client):
+class GrpcMemory(ServiceClient):
     async def recall(self, query: RecallQuery, timeout: float) -> list[MemoryItem]:
         reply = await self.call("Recall", _recall_request(query), timeout)
         return [
@@ -365,7 +291,7 @@ class GrpcMemory(_Client):
         return int(reply.deleted)
 
 
-class GrpcIndexer(_Client):
+class GrpcIndexer(ServiceClient):
     async def list_repos(self, timeout: float) -> list[RepoInfo]:
         reply = await self.call("ListRepos", indexer_pb2.ListReposRequest(), timeout)
         return [RepoInfo(r.name, r.path, r.remote, r.managed) for r in reply.repos]

@@ -13,6 +13,7 @@ import grpc
 from gateway.adapters.grpc_gateway import context_query_from_pb, context_result_to_pb
 from gateway.authorization import SERVICE
 from gateway.operations import Operations
+from gateway.validation import LIMITS
 
 
 class GatewayServicer:
@@ -26,9 +27,10 @@ class GatewayServicer:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "prompt: must not be empty")
         if not request.repo and not request.cwd:
             await context.abort(grpc.StatusCode.INVALID_ARGUMENT, "repo: give a repository name or a cwd")
-        if not 0 <= request.budget_tokens <= 50_000:
+        if not 0 <= request.budget_tokens <= LIMITS.budget_tokens:
             await context.abort(
-                grpc.StatusCode.INVALID_ARGUMENT, "budget_tokens: must be between 0 and 50000"
+                grpc.StatusCode.INVALID_ARGUMENT,
+                f"budget_tokens: must be between 0 and {LIMITS.budget_tokens}",
             )
         result = await self._ops.context(SERVICE, context_query_from_pb(request))
         return context_result_to_pb(result)

@@ -216,7 +216,7 @@ class HttpSurface:
             prompt=str_field(data, "prompt"),
             repo=str_field(data, "repo", max_len=LIMITS.repo_name),
             cwd=str_field(data, "cwd", max_len=LIMITS.path),
-            budget_tokens=int_field(data, "budget_tokens", 0, 0, 50_000),
+            budget_tokens=int_field(data, "budget_tokens", 0, 0, LIMITS.budget_tokens),
         )
         result = await self.ops.context(_principal(request), query)
         _record(result)
