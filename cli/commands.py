@@ -235,7 +235,7 @@ def cmd_memory(args: argparse.Namespace, client: GatewayClient) -> int:
     for entry in memories:
         memory = entry.get("memory", entry)
         print(
-            f"{memory.get('id')}  [{memory.get('class', '').removeprefix('MEMORY_CLASS_').lower()}] "
+            f"{memory.get('id')}  [{memory.get('memory_class', '').removeprefix('MEMORY_CLASS_').lower()}] "
             f"{memory.get('name')}"
         )
     if not memories:

@@ -233,7 +233,7 @@ class GrpcMemory(ServiceClient):
             MemoryItem(
                 r.memory.id,
                 r.memory.name,
-                MEMORY_CLASS_NAMES.get(getattr(r.memory, "class"), "fact"),
+                MEMORY_CLASS_NAMES.get(r.memory.memory_class, "fact"),
                 r.memory.body,
                 r.score,
             )
@@ -267,7 +267,7 @@ class GrpcMemory(ServiceClient):
             branch=memory.branch,
             source=memory.source,
             related_files=list(memory.related_files),
-            **{"class": MEMORY_CLASSES[memory.memory_class]},
+            memory_class=MEMORY_CLASSES[memory.memory_class],
         )
         return to_json(await self.call("Store", memory_pb2.StoreRequest(memory=message), timeout))
 
