@@ -11,6 +11,8 @@ import posixpath
 from dataclasses import dataclass
 from typing import Any
 
+from kit.paths import is_repo_relative
+
 
 @dataclass(frozen=True)
 class Limits:
@@ -46,7 +48,7 @@ def confine_path(path: str, field: str = "path") -> str:
     if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
         raise BadInput(field, "must be relative to the repository root, not absolute")
     normal = posixpath.normpath(path)
-    if normal == ".." or normal.startswith("../"):
+    if not is_repo_relative(normal):
         raise BadInput(field, "must stay inside the repository")
     return normal
 
