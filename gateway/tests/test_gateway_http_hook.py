@@ -3,7 +3,9 @@ the request's one log line with the context's route, repo, tokens injected and d
 
 from __future__ import annotations
 
+from collections.abc import MutableMapping
 from pathlib import Path
+from typing import Any
 
 import httpx
 import structlog
@@ -21,7 +23,9 @@ from gateway.tests.test_gateway_pipeline import shop
 TOKEN = "local-test-token"
 
 
-async def _hook(tmp_path: Path, backends: FakeBackends, prompt: str) -> tuple[httpx.Response, list[dict]]:
+async def _hook(
+    tmp_path: Path, backends: FakeBackends, prompt: str
+) -> tuple[httpx.Response, list[MutableMapping[str, Any]]]:
     settings = GatewaySettings(data_dir=tmp_path, local_token=TOKEN)
     repos = RepoDirectory(backends.indexer)
     ops = Operations.build(backends, repos, ContextService(backends, repos, 2500, 0.05))  # type: ignore[arg-type]
