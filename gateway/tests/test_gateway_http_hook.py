@@ -21,11 +21,10 @@ from gateway.tests.fakes import FakeBackends
 from gateway.tests.test_gateway_pipeline import shop
 
 TOKEN = "local-test-token"
+LogLines = list[MutableMapping[str, Any]]
 
 
-async def _hook(
-    tmp_path: Path, backends: FakeBackends, prompt: str
-) -> tuple[httpx.Response, list[MutableMapping[str, Any]]]:
+async def _hook(tmp_path: Path, backends: FakeBackends, prompt: str) -> tuple[httpx.Response, LogLines]:
     settings = GatewaySettings(data_dir=tmp_path, local_token=TOKEN)
     repos = RepoDirectory(backends.indexer)
     ops = Operations.build(backends, repos, ContextService(backends, repos, 2500, 0.05))  # type: ignore[arg-type]
