@@ -61,7 +61,7 @@ def memory_request(args: argparse.Namespace) -> tuple[str, dict[str, Any]]:
 
 
 def _kind(memory: dict[str, Any]) -> str:
-    return str(memory.get("class", "")).removeprefix("MEMORY_CLASS_").lower()
+    return str(memory.get("memory_class", "")).removeprefix("MEMORY_CLASS_").lower()
 
 
 def cmd_memory(args: argparse.Namespace) -> int:

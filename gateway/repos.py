@@ -3,35 +3,24 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-from gateway.backends import Backends
-from reporecall.indexer.v1 import indexer_pb2
+from gateway.ports import IndexerBackend, RepoInfo
 
-
-@dataclass(frozen=True)
-class RepoInfo:
-    name: str
-    path: str
-    remote: str
-    managed: bool = False  # cloned by the server: no laptop's Claude Code folder belongs to it
+__all__ = ["RepoDirectory", "RepoInfo"]
 
 
 class RepoDirectory:
     """A short-lived cache of the indexer's repo list (refreshed on a miss, at most every `ttl` seconds)."""
 
-    def __init__(self, backends: Backends, ttl: float = 5.0) -> None:
-        self._backends = backends
+    def __init__(self, indexer: IndexerBackend, ttl: float = 5.0) -> None:
+        self._indexer = indexer
         self._ttl = ttl
         self._repos: dict[str, RepoInfo] = {}
         self._loaded_at = 0.0
 
     async def refresh(self) -> None:
-        reply = await self._backends.call(
-            "indexer", self._backends.indexer.ListRepos, indexer_pb2.ListReposRequest(), timeout=1.0
-        )
-        self._repos = {r.name: RepoInfo(r.name, r.path, r.remote, r.managed) for r in reply.repos}
+        self._repos = {r.name: r for r in await self._indexer.list_repos(timeout=1.0)}
         self._loaded_at = time.monotonic()
 
     async def _ensure(self, force: bool = False) -> None:

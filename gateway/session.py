@@ -7,13 +7,10 @@ import json
 import tomllib
 from typing import Any
 
-from gateway.backends import Backends, Unavailable
 from gateway.domain.conventions import RepoProfile, summarize_conventions
-from gateway.repos import RepoInfo
-from kit.convert import chunk_from_pb, import_from_pb
+from gateway.ports import Backends, RepoInfo, Unavailable
+from gateway.ports import RepoProfile as IndexedProfile
 from kit.domain import Import
-from reporecall.graph.v1 import graph_pb2
-from reporecall.search.v1 import search_pb2
 
 ORIENTATION = (
     "RepoRecall indexes this repository ({repo}: {files} files). Before each prompt it adds the code the "
@@ -31,7 +28,7 @@ class SessionStartService:
         found = await asyncio.gather(self._profile(repo), self._communities(repo), return_exceptions=True)
         if isinstance(found[0], BaseException):
             return ""
-        profile: search_pb2.RepoProfileResponse = found[0]
+        profile: IndexedProfile = found[0]
         communities: list[tuple[str, int]] = [] if isinstance(found[1], BaseException) else found[1]
         files = [f.path for f in profile.files]
         language_files: dict[str, int] = {}
@@ -44,7 +41,7 @@ class SessionStartService:
                 repo=repo.name,
                 files=files,
                 language_files=language_files,
-                definitions=[chunk_from_pb(c) for c in profile.symbols],
+                definitions=list(profile.symbols),
                 imports=imports,
                 scripts=scripts,
                 communities=communities,
@@ -53,35 +50,19 @@ class SessionStartService:
         head = ORIENTATION.format(repo=repo.name, files=len(files))
         return f"{head}\n\n{summary}".strip()
 
-    async def _profile(self, repo: RepoInfo) -> search_pb2.RepoProfileResponse:
-        return await self.backends.call(
-            "search",
-            self.backends.search.RepoProfile,
-            search_pb2.RepoProfileRequest(repo=repo.name),
-            self.deadline,
-        )
+    async def _profile(self, repo: RepoInfo) -> IndexedProfile:
+        return await self.backends.search.repo_profile(repo.name, self.deadline)
 
     async def _communities(self, repo: RepoInfo) -> list[tuple[str, int]]:
-        reply = await self.backends.call(
-            "graph",
-            self.backends.graph.Communities,
-            graph_pb2.CommunitiesRequest(repo=repo.name, limit=6),
-            self.deadline,
-        )
-        return [(c.label, c.size) for c in reply.communities]
+        found = await self.backends.graph.communities(repo.name, 6, self.deadline)
+        return [(c.label, c.size) for c in found.summaries]
 
     async def _imports(self, repo: RepoInfo, paths: list[str]) -> list[Import]:
         async def one(path: str) -> list[Import]:
             try:
-                reply = await self.backends.call(
-                    "graph",
-                    self.backends.graph.Imports,
-                    graph_pb2.ImportsRequest(repo=repo.name, path=path),
-                    self.deadline,
-                )
+                return await self.backends.graph.imports(repo.name, path, self.deadline)
             except Unavailable:
                 return []
-            return [import_from_pb(i) for i in reply.imports]
 
         return [i for found in await asyncio.gather(*(one(p) for p in paths)) for i in found]
 
@@ -92,15 +73,10 @@ class SessionStartService:
             if manifest not in files:
                 continue
             try:
-                reply = await self.backends.call(
-                    "search",
-                    self.backends.search.FileChunks,
-                    search_pb2.FileChunksRequest(repo=repo.name, path=manifest),
-                    self.deadline,
-                )
+                chunks = await self.backends.search.file_chunks(repo.name, manifest, self.deadline)
             except Unavailable:
                 continue
-            text = "\n".join(c.content for c in sorted(reply.chunks, key=lambda c: c.start_line))
+            text = "\n".join(c.content for c in sorted(chunks, key=lambda c: c.start_line))
             found = _declared_scripts(manifest, text)
             if found:
                 scripts[manifest] = found

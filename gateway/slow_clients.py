@@ -1,7 +1,7 @@
 """A deadline for a client to send its request line and headers (uvicorn has none: `timeout_keep_alive`
 only covers idle time between requests and is reset by every byte, so a client trickling a header held
 a connection forever). ASGI middleware cannot help: it runs after the headers are parsed. The body's
-deadline is the middleware's (gateway.http.RequestContext).
+deadline is the middleware's (gateway.entrypoints.http.RequestContext).
 """
 
 from __future__ import annotations

@@ -11,10 +11,12 @@ import posixpath
 from dataclasses import dataclass
 from typing import Any
 
+from kit.paths import is_repo_relative
+
 
 @dataclass(frozen=True)
 class Limits:
-    """Longest values accepted, in characters."""
+    """Longest values accepted (characters, or tokens for budget_tokens)."""
 
     repo_name: int = 256
     path: int = 4096
@@ -22,6 +24,8 @@ class Limits:
     session_id: int = 256
     prompt: int = 100_000
     text: int = 20_000
+    # Largest token budget a client may ask a context block for (0 means the configured default).
+    budget_tokens: int = 50_000
 
 
 LIMITS = Limits()
@@ -44,7 +48,7 @@ def confine_path(path: str, field: str = "path") -> str:
     if path.startswith("/") or (len(path) > 1 and path[1] == ":"):
         raise BadInput(field, "must be relative to the repository root, not absolute")
     normal = posixpath.normpath(path)
-    if normal == ".." or normal.startswith("../"):
+    if not is_repo_relative(normal):
         raise BadInput(field, "must stay inside the repository")
     return normal
 

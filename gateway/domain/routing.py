@@ -13,12 +13,11 @@ Routes:
 - `bug` — errors, failures, wrong results, hangs, regressions, pasted tracebacks.
 - `architecture` — overview, structure, modules, design, how the codebase is organised.
 
-Content-free replies that authorise more work ("yes", "continue", "ok do it", "option 2") are not
-skipped: in a coding session they mean "keep working on what we were doing", and after a context
-compaction the agent may need that code again. They are routed `lookup` with `follow_up=True` and
-no seeds; so are thin prompts like "still broken" or "fix it" (routed by their intent). The
-gateway resolves a follow-up against the session's previous routed prompt with `resolve_follow_up`
-(and may return an empty block when it has none).
+Content-free replies ("yes", "continue", "ok do it", "option 2") are `skip`: the previous prompt's
+block is already in the conversation, so a second one would repeat it. Thin prompts with an intent of
+their own ("still broken", "fix it") are routed by that intent with `follow_up=True` and no seeds; the
+gateway resolves them against the session's previous routed prompt with `resolve_follow_up`, which
+lends them its seeds (and leaves them seedless when there is none).
 """
 
 from __future__ import annotations

@@ -8,10 +8,10 @@ from pathlib import Path
 import httpx
 import pytest
 
+from gateway.adapters.grpc_backends import GrpcBackends as Backends
 from gateway.auth import RateLimiter, TokenAuthenticator, TokenStore, hash_token
-from gateway.backends import Backends
 from gateway.context import ContextService
-from gateway.http import build_http_app
+from gateway.entrypoints.http import build_http_app
 from gateway.operations import Operations
 from gateway.repos import RepoDirectory
 from gateway.settings import GatewaySettings
@@ -76,7 +76,7 @@ def test_rate_limiter_is_per_client() -> None:
 async def app(tmp_path: Path, store: TokenStore):  # async: grpc.aio channels need the running loop
     settings = GatewaySettings(data_dir=tmp_path, rate_limit_per_second=0.5, rate_limit_burst=2)
     backends = Backends("127.0.0.1:1", "127.0.0.1:1", "127.0.0.1:1", "127.0.0.1:1")
-    repos = RepoDirectory(backends)
+    repos = RepoDirectory(backends.indexer)
     service = ContextService(backends, repos, 1000, 0.2)
     auth = TokenAuthenticator(store=store, reload_seconds=0)
     return build_http_app(settings, Operations.build(backends, repos, service), auth)
@@ -119,7 +119,7 @@ async def test_http_refuses_bad_tokens_and_limits_one_client_without_affecting_o
 async def test_oversized_body_is_refused_with_413(tmp_path: Path, store: TokenStore) -> None:
     settings = GatewaySettings(data_dir=tmp_path, max_body_bytes=1000)
     backends = Backends("127.0.0.1:1", "127.0.0.1:1", "127.0.0.1:1", "127.0.0.1:1")
-    repos = RepoDirectory(backends)
+    repos = RepoDirectory(backends.indexer)
     app = build_http_app(
         settings,
         Operations.build(backends, repos, ContextService(backends, repos, 1000, 0.2)),
@@ -138,7 +138,7 @@ async def test_oversized_body_is_refused_with_413(tmp_path: Path, store: TokenSt
 async def test_only_admin_tokens_remove_repositories(tmp_path: Path, store: TokenStore) -> None:
     settings = GatewaySettings(data_dir=tmp_path)
     backends = Backends("127.0.0.1:1", "127.0.0.1:1", "127.0.0.1:1", "127.0.0.1:1")
-    repos = RepoDirectory(backends)
+    repos = RepoDirectory(backends.indexer)
     auth = TokenAuthenticator(local_token="local-secret", store=store, reload_seconds=0)
     app = build_http_app(
         settings, Operations.build(backends, repos, ContextService(backends, repos, 1000, 0.2)), auth

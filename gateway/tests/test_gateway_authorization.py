@@ -20,7 +20,7 @@ from gateway.authorization import (
 )
 from gateway.operations import Operations
 
-NOT_OPERATIONS = {"repo", "build"}  # repo-name resolution and the constructor
+NOT_OPERATIONS = {"repo", "find_repo", "build"}  # repo-name resolution and the constructor
 
 
 def _operations() -> list[str]:
@@ -75,3 +75,16 @@ def test_services_act_for_the_token_user_and_for_nobody_otherwise() -> None:
     assert acting_user(Principal("alice", Role.MEMBER)) == "alice"
     assert acting_user(Principal("root", Role.ADMIN)) == "root"
     assert acting_user(WEBHOOK) == "" and acting_user(SERVICE) == ""
+
+
+def test_the_json_api_operation_table_names_each_operations_own_arguments() -> None:
+    import inspect
+    from types import SimpleNamespace
+
+    from gateway.entrypoints.http import PUBLIC_OPERATIONS, _operation_table
+
+    ops = Operations(SimpleNamespace(), SimpleNamespace(), SimpleNamespace(), SimpleNamespace())  # type: ignore[arg-type]
+    table = _operation_table(ops)
+    assert set(table) == PUBLIC_OPERATIONS
+    for name, (operation, arguments) in table.items():
+        assert arguments == set(inspect.signature(operation).parameters) - {"who", "repo"}, name

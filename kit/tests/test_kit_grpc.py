@@ -13,7 +13,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client import REGISTRY
 
 from gateway.context import ContextQuery, ContextResult
-from gateway.servicer import GatewayServicer
+from gateway.entrypoints.grpc import GatewayServicer
 from kit.grpc_client import open_channel
 from kit.logging import current_request_id
 from kit.service import start_grpc_server

@@ -24,6 +24,7 @@ from datetime import UTC, datetime
 import structlog
 
 from kit.domain import CallSite, ChunkKind, Import, Symbol
+from kit.paths import is_repo_relative
 
 from .domain.communities import detect_communities, resolve_all
 from .domain.errors import InvalidArgument, SymbolNotFound
@@ -456,7 +457,7 @@ def _require_repo_path(value: str, field: str) -> None:
     _require(value, field)
     if "\x00" in value:
         raise InvalidArgument(f"{field} must not contain NUL bytes")
-    if value.startswith("/") or ".." in value.split("/"):
+    if not is_repo_relative(value):
         raise InvalidArgument(f"{field} must be relative to the repository root and must not contain '..'")
 
 

@@ -77,7 +77,7 @@ def memory_to_pb(memory: Memory) -> memory_pb2.Memory:
         updated=_timestamp(memory.updated),
         repo=memory.repo,
     )
-    setattr(message, "class", _CLASS_TO_PB[memory.memory_class])  # noqa: B010 - `class` is a keyword
+    message.memory_class = _CLASS_TO_PB[memory.memory_class]
     return message
 
 
@@ -90,7 +90,7 @@ def draft_from_pb(message: memory_pb2.Memory) -> MemoryDraft:
         name=message.name,
         description=message.description,
         type=_from_pb(message.type, _TYPE_FROM_PB, "memory.type"),
-        memory_class=_from_pb(getattr(message, "class"), _CLASS_FROM_PB, "memory.class"),
+        memory_class=_from_pb(message.memory_class, _CLASS_FROM_PB, "memory.memory_class"),
         scope=_from_pb(message.scope, _SCOPE_FROM_PB, "memory.scope"),
         status=_from_pb(message.status, _STATUS_FROM_PB, "memory.status"),
         pinned=message.pinned,

@@ -19,6 +19,7 @@ import structlog
 import xxhash
 
 from kit.domain import Chunk
+from kit.paths import is_repo_relative
 from services.search.domain.embedding_text import embedding_text, query_for_embedding
 from services.search.domain.keywords import query_words
 from services.search.domain.model import (
@@ -473,7 +474,7 @@ def _require(value: str, field: str) -> None:
 def _require_repo_path(value: str, field: str) -> None:
     """A stored path is repo-relative POSIX; anything that could name a place outside the repo is refused."""
     _require(value, field)
-    if value.startswith("/") or ".." in value.split("/"):
+    if not is_repo_relative(value):
         raise InvalidRequest(
             f"{field}: {_shown(value)} must be relative to the repository root, without '..'"
         )

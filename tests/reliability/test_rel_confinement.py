@@ -460,7 +460,7 @@ def test_a_users_prompts_kept_as_working_memory_are_invisible_to_other_users(
     def alices_working() -> list[dict[str, Any]]:
         listed = as_user(shop, alice, "/api/ops/list_memories", {"repo": "shop"}).json().get("memories", [])
         # Her notes of this session, or of her earlier one when it led to the same files (noted once).
-        return [m for m in listed if m.get("class") == "MEMORY_CLASS_WORKING"]
+        return [m for m in listed if m.get("memory_class") == "MEMORY_CLASS_WORKING"]
 
     mine = wait_for(alices_working, 10, "alice's working memory of where her prompt led")
     assert "zqmango" not in str(mine)  # where the prompt led is kept, never the prompt (issue 17)

@@ -28,7 +28,7 @@ from google.protobuf.descriptor import Descriptor, FieldDescriptor, MethodDescri
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from gateway.http import PUBLIC_OPERATIONS
+from gateway.entrypoints.http import PUBLIC_OPERATIONS
 from gateway.operations import Operations
 from reporecall.gateway.v1 import gateway_pb2
 from reporecall.graph.v1 import graph_pb2

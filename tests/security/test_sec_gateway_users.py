@@ -73,7 +73,7 @@ async def test_the_gateway_grpc_context_acts_for_no_user(tmp_path: Path) -> None
     """The gRPC port's callers are services (kit's credentials), not users: team memories only."""
     import grpc
 
-    from gateway.servicer import GatewayServicer
+    from gateway.entrypoints.grpc import GatewayServicer
     from reporecall.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 
     async with harness(tmp_path) as h:

@@ -44,7 +44,7 @@ async def test_store_recall_list_forget_round_trip(stub: memory_pb2_grpc.MemoryS
             )
         )
     ).memory
-    assert stored.id and getattr(stored, "class") == pb.MEMORY_CLASS_RULE
+    assert stored.id and stored.memory_class == pb.MEMORY_CLASS_RULE
     assert stored.scope == pb.MEMORY_SCOPE_PROJECT and stored.status == pb.MEMORY_STATUS_ACTIVE
     assert stored.source == "team" and stored.created.seconds > 0 and stored.repo == REPO
 

@@ -25,53 +25,53 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import timestamp_pb2 as google_dot_protobuf_dot_timestamp__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!reporecall/memory/v1/memory.proto\x12\x14reporecall.memory.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb0\x04\n\x06Memory\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x12.\n\x04type\x18\x04 \x01(\x0e\x32 .reporecall.memory.v1.MemoryType\x12\x30\n\x05\x63lass\x18\x05 \x01(\x0e\x32!.reporecall.memory.v1.MemoryClass\x12\x30\n\x05scope\x18\x06 \x01(\x0e\x32!.reporecall.memory.v1.MemoryScope\x12\x32\n\x06status\x18\x07 \x01(\x0e\x32\".reporecall.memory.v1.MemoryStatus\x12\x0e\n\x06pinned\x18\x08 \x01(\x08\x12\x12\n\nconfidence\x18\t \x01(\x01\x12\x13\n\x0b\x66ingerprint\x18\n \x01(\t\x12\x12\n\nsupersedes\x18\x0b \x03(\t\x12\x0e\n\x06reason\x18\x0c \x01(\t\x12\x15\n\rrelated_files\x18\r \x03(\t\x12\x17\n\x0frelated_symbols\x18\x0e \x03(\t\x12\x0c\n\x04\x62ody\x18\x0f \x01(\t\x12\x0e\n\x06\x62ranch\x18\x10 \x01(\t\x12\x0c\n\x04user\x18\x11 \x01(\t\x12\x0e\n\x06source\x18\x12 \x01(\t\x12+\n\x07\x63reated\x18\x13 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12+\n\x07updated\x18\x14 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0c\n\x04repo\x18\x15 \x01(\t\"K\n\x0cStoreRequest\x12,\n\x06memory\x18\x01 \x01(\x0b\x32\x1c.reporecall.memory.v1.Memory\x12\r\n\x05\x61\x64min\x18\x02 \x01(\x08\"=\n\rStoreResponse\x12,\n\x06memory\x18\x01 \x01(\x0b\x32\x1c.reporecall.memory.v1.Memory\"\xd1\x01\n\rRecallRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\x12\r\n\x05query\x18\x02 \x01(\t\x12\x0e\n\x06\x62ranch\x18\x03 \x01(\t\x12\x0c\n\x04user\x18\x04 \x01(\t\x12\x32\n\x07\x63lasses\x18\x05 \x03(\x0e\x32!.reporecall.memory.v1.MemoryClass\x12\x15\n\rbudget_tokens\x18\x06 \x01(\x05\x12\r\n\x05limit\x18\x07 \x01(\x05\x12\x18\n\x10include_inactive\x18\x08 \x01(\x08\x12\x11\n\trepo_path\x18\t \x01(\t\"]\n\x0eRecalledMemory\x12,\n\x06memory\x18\x01 \x01(\x0b\x32\x1c.reporecall.memory.v1.Memory\x12\r\n\x05score\x18\x02 \x01(\x01\x12\x0e\n\x06tokens\x18\x03 \x01(\x05\"X\n\x0eRecallResponse\x12\x36\n\x08memories\x18\x01 \x03(\x0b\x32$.reporecall.memory.v1.RecalledMemory\x12\x0e\n\x06tokens\x18\x02 \x01(\x05\"F\n\rForgetRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\x12\n\n\x02id\x18\x02 \x01(\t\x12\x0c\n\x04user\x18\x03 \x01(\t\x12\r\n\x05\x61\x64min\x18\x04 \x01(\x08\"#\n\x0e\x46orgetResponse\x12\x11\n\tforgotten\x18\x01 \x01(\x08\"b\n\x0bListRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\x12\x0c\n\x04user\x18\x02 \x01(\t\x12\x0e\n\x06\x62ranch\x18\x03 \x01(\t\x12\x18\n\x10include_inactive\x18\x04 \x01(\x08\x12\r\n\x05limit\x18\x05 \x01(\x05\">\n\x0cListResponse\x12.\n\x08memories\x18\x01 \x03(\x0b\x32\x1c.reporecall.memory.v1.Memory\"Y\n\x0e\x43ompactRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\x12\x1c\n\x14\x65pisode_max_age_days\x18\x02 \x01(\x05\x12\x0c\n\x04user\x18\x03 \x01(\t\x12\r\n\x05\x61\x64min\x18\x04 \x01(\x08\"7\n\x0f\x43ompactResponse\x12\x12\n\nsuperseded\x18\x01 \x01(\x05\x12\x10\n\x08\x61rchived\x18\x02 \x01(\x05\"\x82\x01\n\x0eObserveRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x0e\n\x06\x62ranch\x18\x03 \x01(\t\x12\x0c\n\x04user\x18\x04 \x01(\t\x12\x0e\n\x06prompt\x18\x05 \x01(\t\x12\r\n\x05route\x18\x06 \x01(\t\x12\x11\n\thit_paths\x18\x07 \x03(\t\"\x1f\n\x0fObserveResponse\x12\x0c\n\x04kept\x18\x01 \x01(\x05\"!\n\x11\x44\x65leteRepoRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\"%\n\x12\x44\x65leteRepoResponse\x12\x0f\n\x07\x64\x65leted\x18\x01 \x01(\x05*\x8d\x01\n\nMemoryType\x12\x1b\n\x17MEMORY_TYPE_UNSPECIFIED\x10\x00\x12\x14\n\x10MEMORY_TYPE_USER\x10\x01\x12\x18\n\x14MEMORY_TYPE_FEEDBACK\x10\x02\x12\x17\n\x13MEMORY_TYPE_PROJECT\x10\x03\x12\x19\n\x15MEMORY_TYPE_REFERENCE\x10\x04*\x8d\x01\n\x0bMemoryClass\x12\x1c\n\x18MEMORY_CLASS_UNSPECIFIED\x10\x00\x12\x15\n\x11MEMORY_CLASS_RULE\x10\x01\x12\x15\n\x11MEMORY_CLASS_FACT\x10\x02\x12\x18\n\x14MEMORY_CLASS_EPISODE\x10\x03\x12\x18\n\x14MEMORY_CLASS_WORKING\x10\x04*\x8e\x01\n\x0bMemoryScope\x12\x1c\n\x18MEMORY_SCOPE_UNSPECIFIED\x10\x00\x12\x17\n\x13MEMORY_SCOPE_GLOBAL\x10\x01\x12\x18\n\x14MEMORY_SCOPE_PROJECT\x10\x02\x12\x17\n\x13MEMORY_SCOPE_BRANCH\x10\x03\x12\x15\n\x11MEMORY_SCOPE_USER\x10\x04*\x81\x01\n\x0cMemoryStatus\x12\x1d\n\x19MEMORY_STATUS_UNSPECIFIED\x10\x00\x12\x18\n\x14MEMORY_STATUS_ACTIVE\x10\x01\x12\x1a\n\x16MEMORY_STATUS_ARCHIVED\x10\x02\x12\x1c\n\x18MEMORY_STATUS_SUPERSEDED\x10\x03\x32\xeb\x04\n\rMemoryService\x12P\n\x05Store\x12\".reporecall.memory.v1.StoreRequest\x1a#.reporecall.memory.v1.StoreResponse\x12S\n\x06Recall\x12#.reporecall.memory.v1.RecallRequest\x1a$.reporecall.memory.v1.RecallResponse\x12S\n\x06\x46orget\x12#.reporecall.memory.v1.ForgetRequest\x1a$.reporecall.memory.v1.ForgetResponse\x12M\n\x04List\x12!.reporecall.memory.v1.ListRequest\x1a\".reporecall.memory.v1.ListResponse\x12V\n\x07\x43ompact\x12$.reporecall.memory.v1.CompactRequest\x1a%.reporecall.memory.v1.CompactResponse\x12V\n\x07Observe\x12$.reporecall.memory.v1.ObserveRequest\x1a%.reporecall.memory.v1.ObserveResponse\x12_\n\nDeleteRepo\x12\'.reporecall.memory.v1.DeleteRepoRequest\x1a(.reporecall.memory.v1.DeleteRepoResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!reporecall/memory/v1/memory.proto\x12\x14reporecall.memory.v1\x1a\x1fgoogle/protobuf/timestamp.proto\"\xb7\x04\n\x06Memory\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04name\x18\x02 \x01(\t\x12\x13\n\x0b\x64\x65scription\x18\x03 \x01(\t\x12.\n\x04type\x18\x04 \x01(\x0e\x32 .reporecall.memory.v1.MemoryType\x12\x37\n\x0cmemory_class\x18\x05 \x01(\x0e\x32!.reporecall.memory.v1.MemoryClass\x12\x30\n\x05scope\x18\x06 \x01(\x0e\x32!.reporecall.memory.v1.MemoryScope\x12\x32\n\x06status\x18\x07 \x01(\x0e\x32\".reporecall.memory.v1.MemoryStatus\x12\x0e\n\x06pinned\x18\x08 \x01(\x08\x12\x12\n\nconfidence\x18\t \x01(\x01\x12\x13\n\x0b\x66ingerprint\x18\n \x01(\t\x12\x12\n\nsupersedes\x18\x0b \x03(\t\x12\x0e\n\x06reason\x18\x0c \x01(\t\x12\x15\n\rrelated_files\x18\r \x03(\t\x12\x17\n\x0frelated_symbols\x18\x0e \x03(\t\x12\x0c\n\x04\x62ody\x18\x0f \x01(\t\x12\x0e\n\x06\x62ranch\x18\x10 \x01(\t\x12\x0c\n\x04user\x18\x11 \x01(\t\x12\x0e\n\x06source\x18\x12 \x01(\t\x12+\n\x07\x63reated\x18\x13 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12+\n\x07updated\x18\x14 \x01(\x0b\x32\x1a.google.protobuf.Timestamp\x12\x0c\n\x04repo\x18\x15 \x01(\t\"K\n\x0cStoreRequest\x12,\n\x06memory\x18\x01 \x01(\x0b\x32\x1c.reporecall.memory.v1.Memory\x12\r\n\x05\x61\x64min\x18\x02 \x01(\x08\"=\n\rStoreResponse\x12,\n\x06memory\x18\x01 \x01(\x0b\x32\x1c.reporecall.memory.v1.Memory\"\xd1\x01\n\rRecallRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\x12\r\n\x05query\x18\x02 \x01(\t\x12\x0e\n\x06\x62ranch\x18\x03 \x01(\t\x12\x0c\n\x04user\x18\x04 \x01(\t\x12\x32\n\x07\x63lasses\x18\x05 \x03(\x0e\x32!.reporecall.memory.v1.MemoryClass\x12\x15\n\rbudget_tokens\x18\x06 \x01(\x05\x12\r\n\x05limit\x18\x07 \x01(\x05\x12\x18\n\x10include_inactive\x18\x08 \x01(\x08\x12\x11\n\trepo_path\x18\t \x01(\t\"]\n\x0eRecalledMemory\x12,\n\x06memory\x18\x01 \x01(\x0b\x32\x1c.reporecall.memory.v1.Memory\x12\r\n\x05score\x18\x02 \x01(\x01\x12\x0e\n\x06tokens\x18\x03 \x01(\x05\"X\n\x0eRecallResponse\x12\x36\n\x08memories\x18\x01 \x03(\x0b\x32$.reporecall.memory.v1.RecalledMemory\x12\x0e\n\x06tokens\x18\x02 \x01(\x05\"F\n\rForgetRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\x12\n\n\x02id\x18\x02 \x01(\t\x12\x0c\n\x04user\x18\x03 \x01(\t\x12\r\n\x05\x61\x64min\x18\x04 \x01(\x08\"#\n\x0e\x46orgetResponse\x12\x11\n\tforgotten\x18\x01 \x01(\x08\"b\n\x0bListRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\x12\x0c\n\x04user\x18\x02 \x01(\t\x12\x0e\n\x06\x62ranch\x18\x03 \x01(\t\x12\x18\n\x10include_inactive\x18\x04 \x01(\x08\x12\r\n\x05limit\x18\x05 \x01(\x05\">\n\x0cListResponse\x12.\n\x08memories\x18\x01 \x03(\x0b\x32\x1c.reporecall.memory.v1.Memory\"Y\n\x0e\x43ompactRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\x12\x1c\n\x14\x65pisode_max_age_days\x18\x02 \x01(\x05\x12\x0c\n\x04user\x18\x03 \x01(\t\x12\r\n\x05\x61\x64min\x18\x04 \x01(\x08\"7\n\x0f\x43ompactResponse\x12\x12\n\nsuperseded\x18\x01 \x01(\x05\x12\x10\n\x08\x61rchived\x18\x02 \x01(\x05\"\x82\x01\n\x0eObserveRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\x12\x12\n\nsession_id\x18\x02 \x01(\t\x12\x0e\n\x06\x62ranch\x18\x03 \x01(\t\x12\x0c\n\x04user\x18\x04 \x01(\t\x12\x0e\n\x06prompt\x18\x05 \x01(\t\x12\r\n\x05route\x18\x06 \x01(\t\x12\x11\n\thit_paths\x18\x07 \x03(\t\"\x1f\n\x0fObserveResponse\x12\x0c\n\x04kept\x18\x01 \x01(\x05\"!\n\x11\x44\x65leteRepoRequest\x12\x0c\n\x04repo\x18\x01 \x01(\t\"%\n\x12\x44\x65leteRepoResponse\x12\x0f\n\x07\x64\x65leted\x18\x01 \x01(\x05*\x8d\x01\n\nMemoryType\x12\x1b\n\x17MEMORY_TYPE_UNSPECIFIED\x10\x00\x12\x14\n\x10MEMORY_TYPE_USER\x10\x01\x12\x18\n\x14MEMORY_TYPE_FEEDBACK\x10\x02\x12\x17\n\x13MEMORY_TYPE_PROJECT\x10\x03\x12\x19\n\x15MEMORY_TYPE_REFERENCE\x10\x04*\x8d\x01\n\x0bMemoryClass\x12\x1c\n\x18MEMORY_CLASS_UNSPECIFIED\x10\x00\x12\x15\n\x11MEMORY_CLASS_RULE\x10\x01\x12\x15\n\x11MEMORY_CLASS_FACT\x10\x02\x12\x18\n\x14MEMORY_CLASS_EPISODE\x10\x03\x12\x18\n\x14MEMORY_CLASS_WORKING\x10\x04*\x8e\x01\n\x0bMemoryScope\x12\x1c\n\x18MEMORY_SCOPE_UNSPECIFIED\x10\x00\x12\x17\n\x13MEMORY_SCOPE_GLOBAL\x10\x01\x12\x18\n\x14MEMORY_SCOPE_PROJECT\x10\x02\x12\x17\n\x13MEMORY_SCOPE_BRANCH\x10\x03\x12\x15\n\x11MEMORY_SCOPE_USER\x10\x04*\x81\x01\n\x0cMemoryStatus\x12\x1d\n\x19MEMORY_STATUS_UNSPECIFIED\x10\x00\x12\x18\n\x14MEMORY_STATUS_ACTIVE\x10\x01\x12\x1a\n\x16MEMORY_STATUS_ARCHIVED\x10\x02\x12\x1c\n\x18MEMORY_STATUS_SUPERSEDED\x10\x03\x32\xeb\x04\n\rMemoryService\x12P\n\x05Store\x12\".reporecall.memory.v1.StoreRequest\x1a#.reporecall.memory.v1.StoreResponse\x12S\n\x06Recall\x12#.reporecall.memory.v1.RecallRequest\x1a$.reporecall.memory.v1.RecallResponse\x12S\n\x06\x46orget\x12#.reporecall.memory.v1.ForgetRequest\x1a$.reporecall.memory.v1.ForgetResponse\x12M\n\x04List\x12!.reporecall.memory.v1.ListRequest\x1a\".reporecall.memory.v1.ListResponse\x12V\n\x07\x43ompact\x12$.reporecall.memory.v1.CompactRequest\x1a%.reporecall.memory.v1.CompactResponse\x12V\n\x07Observe\x12$.reporecall.memory.v1.ObserveRequest\x1a%.reporecall.memory.v1.ObserveResponse\x12_\n\nDeleteRepo\x12\'.reporecall.memory.v1.DeleteRepoRequest\x1a(.reporecall.memory.v1.DeleteRepoResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'reporecall.memory.v1.memory_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_MEMORYTYPE']._serialized_start=1854
-  _globals['_MEMORYTYPE']._serialized_end=1995
-  _globals['_MEMORYCLASS']._serialized_start=1998
-  _globals['_MEMORYCLASS']._serialized_end=2139
-  _globals['_MEMORYSCOPE']._serialized_start=2142
-  _globals['_MEMORYSCOPE']._serialized_end=2284
-  _globals['_MEMORYSTATUS']._serialized_start=2287
-  _globals['_MEMORYSTATUS']._serialized_end=2416
+  _globals['_MEMORYTYPE']._serialized_start=1861
+  _globals['_MEMORYTYPE']._serialized_end=2002
+  _globals['_MEMORYCLASS']._serialized_start=2005
+  _globals['_MEMORYCLASS']._serialized_end=2146
+  _globals['_MEMORYSCOPE']._serialized_start=2149
+  _globals['_MEMORYSCOPE']._serialized_end=2291
+  _globals['_MEMORYSTATUS']._serialized_start=2294
+  _globals['_MEMORYSTATUS']._serialized_end=2423
   _globals['_MEMORY']._serialized_start=93
-  _globals['_MEMORY']._serialized_end=653
-  _globals['_STOREREQUEST']._serialized_start=655
-  _globals['_STOREREQUEST']._serialized_end=730
-  _globals['_STORERESPONSE']._serialized_start=732
-  _globals['_STORERESPONSE']._serialized_end=793
-  _globals['_RECALLREQUEST']._serialized_start=796
-  _globals['_RECALLREQUEST']._serialized_end=1005
-  _globals['_RECALLEDMEMORY']._serialized_start=1007
-  _globals['_RECALLEDMEMORY']._serialized_end=1100
-  _globals['_RECALLRESPONSE']._serialized_start=1102
-  _globals['_RECALLRESPONSE']._serialized_end=1190
-  _globals['_FORGETREQUEST']._serialized_start=1192
-  _globals['_FORGETREQUEST']._serialized_end=1262
-  _globals['_FORGETRESPONSE']._serialized_start=1264
-  _globals['_FORGETRESPONSE']._serialized_end=1299
-  _globals['_LISTREQUEST']._serialized_start=1301
-  _globals['_LISTREQUEST']._serialized_end=1399
-  _globals['_LISTRESPONSE']._serialized_start=1401
-  _globals['_LISTRESPONSE']._serialized_end=1463
-  _globals['_COMPACTREQUEST']._serialized_start=1465
-  _globals['_COMPACTREQUEST']._serialized_end=1554
-  _globals['_COMPACTRESPONSE']._serialized_start=1556
-  _globals['_COMPACTRESPONSE']._serialized_end=1611
-  _globals['_OBSERVEREQUEST']._serialized_start=1614
-  _globals['_OBSERVEREQUEST']._serialized_end=1744
-  _globals['_OBSERVERESPONSE']._serialized_start=1746
-  _globals['_OBSERVERESPONSE']._serialized_end=1777
-  _globals['_DELETEREPOREQUEST']._serialized_start=1779
-  _globals['_DELETEREPOREQUEST']._serialized_end=1812
-  _globals['_DELETEREPORESPONSE']._serialized_start=1814
-  _globals['_DELETEREPORESPONSE']._serialized_end=1851
-  _globals['_MEMORYSERVICE']._serialized_start=2419
-  _globals['_MEMORYSERVICE']._serialized_end=3038
+  _globals['_MEMORY']._serialized_end=660
+  _globals['_STOREREQUEST']._serialized_start=662
+  _globals['_STOREREQUEST']._serialized_end=737
+  _globals['_STORERESPONSE']._serialized_start=739
+  _globals['_STORERESPONSE']._serialized_end=800
+  _globals['_RECALLREQUEST']._serialized_start=803
+  _globals['_RECALLREQUEST']._serialized_end=1012
+  _globals['_RECALLEDMEMORY']._serialized_start=1014
+  _globals['_RECALLEDMEMORY']._serialized_end=1107
+  _globals['_RECALLRESPONSE']._serialized_start=1109
+  _globals['_RECALLRESPONSE']._serialized_end=1197
+  _globals['_FORGETREQUEST']._serialized_start=1199
+  _globals['_FORGETREQUEST']._serialized_end=1269
+  _globals['_FORGETRESPONSE']._serialized_start=1271
+  _globals['_FORGETRESPONSE']._serialized_end=1306
+  _globals['_LISTREQUEST']._serialized_start=1308
+  _globals['_LISTREQUEST']._serialized_end=1406
+  _globals['_LISTRESPONSE']._serialized_start=1408
+  _globals['_LISTRESPONSE']._serialized_end=1470
+  _globals['_COMPACTREQUEST']._serialized_start=1472
+  _globals['_COMPACTREQUEST']._serialized_end=1561
+  _globals['_COMPACTRESPONSE']._serialized_start=1563
+  _globals['_COMPACTRESPONSE']._serialized_end=1618
+  _globals['_OBSERVEREQUEST']._serialized_start=1621
+  _globals['_OBSERVEREQUEST']._serialized_end=1751
+  _globals['_OBSERVERESPONSE']._serialized_start=1753
+  _globals['_OBSERVERESPONSE']._serialized_end=1784
+  _globals['_DELETEREPOREQUEST']._serialized_start=1786
+  _globals['_DELETEREPOREQUEST']._serialized_end=1819
+  _globals['_DELETEREPORESPONSE']._serialized_start=1821
+  _globals['_DELETEREPORESPONSE']._serialized_end=1858
+  _globals['_MEMORYSERVICE']._serialized_start=2426
+  _globals['_MEMORYSERVICE']._serialized_end=3045
 # @@protoc_insertion_point(module_scope)

@@ -61,12 +61,12 @@ MEMORY_STATUS_ARCHIVED: MemoryStatus
 MEMORY_STATUS_SUPERSEDED: MemoryStatus
 
 class Memory(_message.Message):
-    __slots__ = ("id", "name", "description", "type", "scope", "status", "pinned", "confidence", "fingerprint", "supersedes", "reason", "related_files", "related_symbols", "body", "branch", "user", "source", "created", "updated", "repo")
+    __slots__ = ("id", "name", "description", "type", "memory_class", "scope", "status", "pinned", "confidence", "fingerprint", "supersedes", "reason", "related_files", "related_symbols", "body", "branch", "user", "source", "created", "updated", "repo")
     ID_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
     DESCRIPTION_FIELD_NUMBER: _ClassVar[int]
     TYPE_FIELD_NUMBER: _ClassVar[int]
-    CLASS_FIELD_NUMBER: _ClassVar[int]
+    MEMORY_CLASS_FIELD_NUMBER: _ClassVar[int]
     SCOPE_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     PINNED_FIELD_NUMBER: _ClassVar[int]
@@ -87,6 +87,7 @@ class Memory(_message.Message):
     name: str
     description: str
     type: MemoryType
+    memory_class: MemoryClass
     scope: MemoryScope
     status: MemoryStatus
     pinned: bool
@@ -103,7 +104,7 @@ class Memory(_message.Message):
     created: _timestamp_pb2.Timestamp
     updated: _timestamp_pb2.Timestamp
     repo: str
-    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., description: _Optional[str] = ..., type: _Optional[_Union[MemoryType, str]] = ..., scope: _Optional[_Union[MemoryScope, str]] = ..., status: _Optional[_Union[MemoryStatus, str]] = ..., pinned: _Optional[bool] = ..., confidence: _Optional[float] = ..., fingerprint: _Optional[str] = ..., supersedes: _Optional[_Iterable[str]] = ..., reason: _Optional[str] = ..., related_files: _Optional[_Iterable[str]] = ..., related_symbols: _Optional[_Iterable[str]] = ..., body: _Optional[str] = ..., branch: _Optional[str] = ..., user: _Optional[str] = ..., source: _Optional[str] = ..., created: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., repo: _Optional[str] = ..., **kwargs) -> None: ...
+    def __init__(self, id: _Optional[str] = ..., name: _Optional[str] = ..., description: _Optional[str] = ..., type: _Optional[_Union[MemoryType, str]] = ..., memory_class: _Optional[_Union[MemoryClass, str]] = ..., scope: _Optional[_Union[MemoryScope, str]] = ..., status: _Optional[_Union[MemoryStatus, str]] = ..., pinned: _Optional[bool] = ..., confidence: _Optional[float] = ..., fingerprint: _Optional[str] = ..., supersedes: _Optional[_Iterable[str]] = ..., reason: _Optional[str] = ..., related_files: _Optional[_Iterable[str]] = ..., related_symbols: _Optional[_Iterable[str]] = ..., body: _Optional[str] = ..., branch: _Optional[str] = ..., user: _Optional[str] = ..., source: _Optional[str] = ..., created: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., updated: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., repo: _Optional[str] = ...) -> None: ...
 
 class StoreRequest(_message.Message):
     __slots__ = ("memory", "admin")

@@ -9,17 +9,16 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any, Literal
 
-import grpc
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 from gateway.authorization import Forbidden, Principal
-from gateway.backends import Unavailable
 from gateway.context import ContextQuery
 from gateway.errors import client_message
 from gateway.operations import Operations
+from gateway.ports import Rejected, Unavailable
 from gateway.repos import RepoInfo
-from gateway.validation import BadInput, text_arg
+from gateway.validation import LIMITS, BadInput, bounded_int, text_arg
 
 INSTRUCTIONS = (
     "RepoRecall indexes this repository (AST chunks, call graph, import graph) and the team's memories. "
@@ -40,13 +39,65 @@ def principal_of(ctx: Context) -> Principal:
 
 
 def build_mcp(ops: Operations) -> MCPServer:
+    """The MCP server with its tools (who may call: any principal the HTTP middleware authenticated;
+    each operation decides what it may do)."""
     mcp = MCPServer("reporecall", instructions=INSTRUCTIONS)
+    tools = McpTools(ops)
+    for tool, description in (
+        (tools.search_code, SEARCH_CODE),
+        (tools.get_context, GET_CONTEXT),
+        (tools.code_graph, CODE_GRAPH),
+        (tools.file_summary, FILE_SUMMARY),
+        (tools.memory, MEMORY),
+        (tools.feedback, FEEDBACK),
+        (tools.index, INDEX),
+    ):
+        mcp.tool(name=tool.__name__, description=description)(tool)
+    return mcp
 
-    async def _run(ctx: Context, repo: str, work: Callable[[RepoInfo, Principal], Awaitable[Any]]) -> Any:
+
+SEARCH_CODE = (
+    "Search the repository's code by behaviour or by name. Returns ranked chunks "
+    "(path:lines, kind, qualified name, score, code). mode: hybrid|keyword|vector."
+)
+GET_CONTEXT = (
+    "The assembled, token-budgeted context for a question: where things are defined, "
+    "callers and callees, the most relevant code, and team memories."
+)
+CODE_GRAPH = (
+    "Navigate the call and import graph. action: symbol (where a name is defined), "
+    "callers, callees, call_tree, call_path (from symbol to target), imports, importers "
+    "(of path), communities (the architecture's main clusters)."
+)
+FILE_SUMMARY = (
+    "Summary of one file from the index (purpose, declarations with line ranges, "
+    "imports, importers) — cheaper than reading the file."
+)
+MEMORY = (
+    "Team and personal memories. action: recall (by query), store (name + body; "
+    "memory_class rule|fact|episode|working; scope project|branch|user|global), "
+    "forget (by id), list."
+)
+FEEDBACK = "Tell RepoRecall whether a returned chunk was useful (feeds ranking)."
+INDEX = (
+    "Index status (indexed commit, counts, dirty files, vector backlog) or refresh "
+    "(re-index the given repo-relative paths now)."
+)
+
+
+class McpTools:
+    """Each tool translates its arguments and calls one operation; errors become tool errors."""
+
+    def __init__(self, ops: Operations) -> None:
+        self.ops = ops
+
+    async def _run(
+        self, ctx: Context, repo: str, work: Callable[[RepoInfo, Principal], Awaitable[Any]]
+    ) -> Any:
         who = principal_of(ctx)
         headers = {k.lower(): v for k, v in (ctx.headers or {}).items()}
         try:
-            info = await ops.repo(repo or headers.get("x-reporecall-repo", "")[:256])
+            info = await self.ops.repo(repo or headers.get("x-reporecall-repo", "")[:256])
             return await work(info, who)
         except BadInput as exc:
             raise ToolError(f"invalid {exc.field}: {exc.problem}") from None
@@ -56,14 +107,11 @@ def build_mcp(ops: Operations) -> MCPServer:
             raise ToolError(
                 f"the {exc.service} service is unavailable right now; try again shortly"
             ) from None
-        except grpc.aio.AioRpcError as exc:
+        except Rejected as exc:
             raise ToolError(client_message(exc)) from None
 
-    @mcp.tool(
-        description="Search the repository's code by behaviour or by name. Returns ranked chunks "
-        "(path:lines, kind, qualified name, score, code). mode: hybrid|keyword|vector."
-    )
     async def search_code(
+        self,
         query: str,
         ctx: Context,
         repo: str = "",
@@ -73,27 +121,18 @@ def build_mcp(ops: Operations) -> MCPServer:
         language: str = "",
     ) -> dict[str, Any]:
         async def work(info: RepoInfo, who: Principal) -> dict[str, Any]:
-            reply = await ops.search(who, info, query, limit, mode, path_prefix, language)
+            reply = await self.ops.search(who, info, query, limit, mode, path_prefix, language)
             return {"repo": info.name, "hits": [_compact_hit(h) for h in reply.get("hits", [])]}
 
-        return await _run(ctx, repo, work)  # type: ignore[no-any-return]
+        return await self._run(ctx, repo, work)  # type: ignore[no-any-return]
 
-    @mcp.tool(
-        description="The assembled, token-budgeted context for a question: where things are defined, "
-        "callers and callees, the most relevant code, and team memories."
-    )
     async def get_context(
-        question: str, ctx: Context, repo: str = "", budget_tokens: int = 2500
+        self, question: str, ctx: Context, repo: str = "", budget_tokens: int = 2500
     ) -> dict[str, Any]:
         async def work(info: RepoInfo, who: Principal) -> dict[str, Any]:
-            if not 100 <= budget_tokens <= 20_000:
-                raise BadInput("budget_tokens", "must be between 100 and 20000")
-            result = await ops.context(
-                who,
-                ContextQuery(
-                    prompt=text_arg(question, "question"), repo=info.name, budget_tokens=budget_tokens
-                ),
-            )
+            budget = bounded_int(budget_tokens, "budget_tokens", 0, LIMITS.budget_tokens)
+            query = ContextQuery(prompt=text_arg(question, "question"), repo=info.name, budget_tokens=budget)
+            result = await self.ops.context(who, query)
             return {
                 "route": result.route,
                 "partial": result.partial,
@@ -101,14 +140,10 @@ def build_mcp(ops: Operations) -> MCPServer:
                 "items": [f"{i.path}:{i.start_line}-{i.end_line} {i.symbol}" for i in result.items],
             }
 
-        return await _run(ctx, repo, work)  # type: ignore[no-any-return]
+        return await self._run(ctx, repo, work)  # type: ignore[no-any-return]
 
-    @mcp.tool(
-        description="Navigate the call and import graph. action: symbol (where a name is defined), "
-        "callers, callees, call_tree, call_path (from symbol to target), imports, importers "
-        "(of path), communities (the architecture's main clusters)."
-    )
     async def code_graph(
+        self,
         action: Literal[
             "symbol", "callers", "callees", "call_tree", "call_path", "imports", "importers", "communities"
         ],
@@ -119,6 +154,8 @@ def build_mcp(ops: Operations) -> MCPServer:
         depth: int = 1,
         repo: str = "",
     ) -> dict[str, Any]:
+        ops = self.ops
+
         async def work(info: RepoInfo, who: Principal) -> dict[str, Any]:
             if action == "symbol":
                 return await ops.find_symbol(who, info, text_arg(symbol, "symbol", 500), "exact")
@@ -136,21 +173,13 @@ def build_mcp(ops: Operations) -> MCPServer:
                 return await ops.importers(who, info, path)
             return await ops.communities(who, info)
 
-        return await _run(ctx, repo, work)  # type: ignore[no-any-return]
+        return await self._run(ctx, repo, work)  # type: ignore[no-any-return]
 
-    @mcp.tool(
-        description="Summary of one file from the index (purpose, declarations with line ranges, "
-        "imports, importers) — cheaper than reading the file."
-    )
-    async def file_summary(path: str, ctx: Context, repo: str = "") -> dict[str, Any]:
-        return await _run(ctx, repo, lambda info, who: ops.file_summary(who, info, path))  # type: ignore[no-any-return]
+    async def file_summary(self, path: str, ctx: Context, repo: str = "") -> dict[str, Any]:
+        return await self._run(ctx, repo, lambda info, who: self.ops.file_summary(who, info, path))  # type: ignore[no-any-return]
 
-    @mcp.tool(
-        description="Team and personal memories. action: recall (by query), store (name + body; "
-        "memory_class rule|fact|episode|working; scope project|branch|user|global), "
-        "forget (by id), list."
-    )
     async def memory(
+        self,
         action: Literal["recall", "store", "forget", "list"],
         ctx: Context,
         query: str = "",
@@ -163,6 +192,8 @@ def build_mcp(ops: Operations) -> MCPServer:
         branch: str = "",
         repo: str = "",
     ) -> dict[str, Any]:
+        ops = self.ops
+
         async def work(info: RepoInfo, who: Principal) -> dict[str, Any]:
             if action == "recall":
                 return await ops.recall(who, info, query, branch)
@@ -174,29 +205,28 @@ def build_mcp(ops: Operations) -> MCPServer:
                 return await ops.forget_memory(who, info, id)
             return await ops.list_memories(who, info, branch)
 
-        return await _run(ctx, repo, work)  # type: ignore[no-any-return]
+        return await self._run(ctx, repo, work)  # type: ignore[no-any-return]
 
-    @mcp.tool(description="Tell RepoRecall whether a returned chunk was useful (feeds ranking).")
     async def feedback(
-        chunk_id: str, useful: bool, ctx: Context, query: str = "", repo: str = ""
+        self, chunk_id: str, useful: bool, ctx: Context, query: str = "", repo: str = ""
     ) -> dict[str, Any]:
-        return await _run(ctx, repo, lambda info, who: ops.feedback(who, info, chunk_id, useful, query))  # type: ignore[no-any-return]
+        return await self._run(  # type: ignore[no-any-return]
+            ctx, repo, lambda info, who: self.ops.feedback(who, info, chunk_id, useful, query)
+        )
 
-    @mcp.tool(
-        description="Index status (indexed commit, counts, dirty files, vector backlog) or refresh "
-        "(re-index the given repo-relative paths now)."
-    )
     async def index(
-        action: Literal["status", "refresh"], ctx: Context, paths: list[str] | None = None, repo: str = ""
+        self,
+        action: Literal["status", "refresh"],
+        ctx: Context,
+        paths: list[str] | None = None,
+        repo: str = "",
     ) -> dict[str, Any]:
         async def work(info: RepoInfo, who: Principal) -> dict[str, Any]:
             if action == "status":
-                return await ops.index_status(who, info)
-            return await ops.refresh(who, info, paths or [])
+                return await self.ops.index_status(who, info)
+            return await self.ops.refresh(who, info, paths or [])
 
-        return await _run(ctx, repo, work)  # type: ignore[no-any-return]
-
-    return mcp
+        return await self._run(ctx, repo, work)  # type: ignore[no-any-return]
 
 
 def _compact_hit(hit: dict[str, Any], max_chars: int = 2500) -> dict[str, Any]:

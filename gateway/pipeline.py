@@ -1,0 +1,349 @@
+"""The hook as named steps: gather evidence → expand the call graph → fetch missing code → assemble.
+
+Each step takes what it needs and returns a value; a backend that failed or was too slow is named in the
+value's `degraded` set (the block is built from what arrived, marked partial). Every call has its own
+deadline (`Deadlines.backend`). The pure decisions (routing, fusion, budgets) live in gateway/domain.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
+
+import structlog
+
+from gateway.domain.assembly import (
+    AssembledContext,
+    GraphFacts,
+    MemoryItem,
+    Staleness,
+    SymbolRef,
+    assemble_context,
+)
+from gateway.domain.fusion import (
+    Neighbour,
+    architecture_overview,
+    fuse_candidates,
+    mentions_tests,
+    missing_content_ids,
+    to_code_candidates,
+)
+from gateway.domain.routing import Route, RouteName
+from gateway.ports import Backends, CallTree, RecallQuery, Rejected, RepoInfo, SearchHit, Unavailable
+from kit.domain import Chunk, Symbol
+
+log = structlog.get_logger("context")
+T = TypeVar("T")
+
+_DEFINITION_KINDS = ("function", "method", "class")
+
+
+@dataclass(frozen=True)
+class RetrievalPolicy:
+    """How much the hook asks each backend for, and what it remembers between prompts."""
+
+    # Hybrid search hits per prompt, and code chunks fetched when fusion ranks an id not yet fetched.
+    search_limit: int = 20
+    fetch_missing_limit: int = 20
+    # Definitions looked up per seed name, and seed names looked up per prompt.
+    symbol_candidates: int = 3
+    seed_names: int = 3
+    # Call tree around the seed: levels up/down for flow and bug prompts, else for lookups; fan-out.
+    flow_depth: int = 2
+    lookup_depth: int = 1
+    call_tree_branch: int = 6
+    # Memories: at most this many, within 1/memory_budget_divisor of the token budget.
+    memory_limit: int = 6
+    memory_budget_divisor: int = 4
+    # Communities summarised for architecture prompts, and hubs whose code may be shown.
+    communities_limit: int = 8
+    hub_candidates: int = 6
+    # Sessions whose last route is remembered for follow-ups.
+    session_memory: int = 2048
+    # Seconds an index status (commit, dirty files) is reused on the hook path.
+    status_ttl: float = 15.0
+
+
+DEFAULT_POLICY = RetrievalPolicy()
+
+
+@dataclass(frozen=True)
+class Request:
+    """One hook's input to the pipeline (already routed, repo resolved, budget chosen)."""
+
+    repo: RepoInfo
+    route: Route
+    text: str
+    budget: int
+    active_files: tuple[str, ...] = ()
+    branch: str = ""
+    user: str = ""
+
+
+@dataclass(frozen=True)
+class Neighbourhood:
+    """What the call graph says around a seed: facts for the block, neighbours whose code may follow."""
+
+    facts: GraphFacts
+    callers: tuple[Neighbour, ...] = ()
+    callees: tuple[Neighbour, ...] = ()
+
+
+@dataclass(frozen=True)
+class Evidence:
+    search: tuple[SearchHit, ...] = ()
+    seeds: tuple[Symbol, ...] = ()
+    graph: Neighbourhood | None = None
+    memories: tuple[MemoryItem, ...] = ()
+    overview: str = ""
+    hubs: tuple[Symbol, ...] = ()
+    degraded: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The pipeline's result: the block, and what it was built from."""
+
+    assembled: AssembledContext
+    evidence: Evidence
+    degraded: tuple[str, ...] = ()
+    signals: dict[str, Any] = field(default_factory=dict)
+
+
+class Attempt:
+    """Runs backend calls under one deadline each; a failure becomes `None` plus a degraded name."""
+
+    def __init__(self, deadline: float) -> None:
+        self.deadline = deadline
+
+    async def __call__(self, service: str, work: Awaitable[T]) -> tuple[T | None, frozenset[str]]:
+        try:
+            return await asyncio.wait_for(work, self.deadline + 0.05), frozenset()
+        except (Unavailable, TimeoutError) as exc:
+            log.warning("backend.degraded", backend=service, reason=str(exc) or "deadline")
+            return None, frozenset({service})
+        except Rejected as exc:
+            log.info("backend.rejected", backend=service, code=exc.code, detail=exc.detail)
+            return None, frozenset()
+
+
+class Pipeline:
+    def __init__(self, backends: Backends, deadline: float, policy: RetrievalPolicy = DEFAULT_POLICY) -> None:
+        self.backends, self.policy, self.deadline = backends, policy, deadline
+        self.attempt = Attempt(deadline)
+
+    async def run(self, request: Request, staleness: Staleness | None) -> Outcome:
+        evidence = await self.gather_evidence(request)
+        if evidence.graph is None and not evidence.seeds:  # no named seed: infer one from search
+            graph, missed = await self.expand_call_graph(request, _inferred_seed(request, evidence), True)
+            evidence = replace(evidence, graph=graph, degraded=evidence.degraded | missed)
+        fused = fuse_candidates(
+            request.route,
+            search=[h.chunk for h in evidence.search],
+            seeds=evidence.seeds,
+            callers=evidence.graph.callers if evidence.graph else (),
+            callees=evidence.graph.callees if evidence.graph else (),
+            hubs=evidence.hubs,
+            active_files=request.active_files,
+            prefer_tests=mentions_tests(request.text),
+        )
+        known = {h.chunk.id: h.chunk for h in evidence.search}
+        wanted = missing_content_ids(fused, limit=self.policy.fetch_missing_limit)
+        fetched, fetch_degraded = await self.fetch_missing_code(request.repo, wanted, known)
+        degraded = tuple(sorted(evidence.degraded | fetch_degraded))
+        assembled = assemble_context(
+            request.route,
+            to_code_candidates(fused, {**known, **fetched}),
+            budget_tokens=request.budget,
+            facts=[evidence.graph.facts] if evidence.graph else [],
+            memories=evidence.memories,
+            staleness=staleness,
+            overview=evidence.overview,
+            degraded=degraded,
+            repo=request.repo.name,
+            repo_root=request.repo.path,
+        )
+        signals = {
+            "search": {h.chunk.id: _signals(h) for h in evidence.search},
+            "seeds": [s.qualified_name for s in evidence.seeds],
+        }
+        return Outcome(assembled, evidence, degraded, signals)
+
+    # -- step 1: gather evidence ----------------------------------------------------------------------
+
+    async def gather_evidence(self, request: Request) -> Evidence:
+        """Search, named seeds (then their call graph, without waiting for search), memories and, for
+        architecture prompts, communities — concurrently."""
+
+        async def seeds_then_graph() -> tuple[tuple[Symbol, ...], Neighbourhood | None, frozenset[str]]:
+            seeds, degraded = await self.resolve_seeds(request.repo, request.route.symbol_seeds)
+            if not seeds:
+                return seeds, None, degraded
+            graph, more = await self.expand_call_graph(request, seeds[0], False)
+            return seeds, graph, degraded | more
+
+        architecture = request.route.name == RouteName.ARCHITECTURE
+        search, named, memories, communities = await asyncio.gather(
+            self.search(request),
+            seeds_then_graph(),
+            self.recall(request),
+            self.communities(request.repo) if architecture else _nothing(),
+        )
+        overview, hubs, communities_degraded = communities
+        return Evidence(
+            search=search[0],
+            seeds=named[0],
+            graph=named[1],
+            memories=memories[0],
+            overview=overview,
+            hubs=hubs,
+            degraded=search[1] | named[2] | memories[1] | communities_degraded,
+        )
+
+    async def search(self, request: Request) -> tuple[tuple[SearchHit, ...], frozenset[str]]:
+        repo, limit = request.repo.name, self.policy.search_limit
+        hits, degraded = await self.attempt(
+            "search", self.backends.search.search(repo, request.text, limit, self.deadline)
+        )
+        return tuple(hits or ()), degraded
+
+    async def resolve_seeds(
+        self, repo: RepoInfo, names: Sequence[str]
+    ) -> tuple[tuple[Symbol, ...], frozenset[str]]:
+        """The definitions of the prompt's identifier-shaped names (a file-level match is not one)."""
+        limit = self.policy.symbol_candidates
+        found = await asyncio.gather(
+            *(
+                self.attempt("search", self.backends.search.find_symbols(repo.name, n, limit, self.deadline))
+                for n in names[: self.policy.seed_names]
+            )
+        )
+        seeds = tuple(
+            chunk.symbol()
+            for chunks, _ in found
+            for chunk in chunks or ()
+            if chunk.kind.value not in ("module", "file")
+        )
+        return seeds, frozenset().union(*(degraded for _, degraded in found))
+
+    async def recall(self, request: Request) -> tuple[tuple[MemoryItem, ...], frozenset[str]]:
+        query = RecallQuery(
+            repo=request.repo.name,
+            query=request.text[:2000],
+            branch=request.branch,
+            user=request.user,
+            budget_tokens=max(1, request.budget // self.policy.memory_budget_divisor),
+            limit=self.policy.memory_limit,
+            repo_path=request.repo.path if not request.repo.managed else "",
+        )
+        memories, degraded = await self.attempt("memory", self.backends.memory.recall(query, self.deadline))
+        return tuple(memories or ()), degraded
+
+    async def communities(self, repo: RepoInfo) -> tuple[str, tuple[Symbol, ...], frozenset[str]]:
+        """The architecture overview text and the hubs whose code may be shown."""
+        found, degraded = await self.attempt(
+            "graph", self.backends.graph.communities(repo.name, self.policy.communities_limit, self.deadline)
+        )
+        if found is None:
+            return "", (), degraded
+        overview = architecture_overview(found.summaries, found.hubs, repo_root=repo.path)
+        return overview, found.hub_symbols[: self.policy.hub_candidates], degraded
+
+    # -- step 2: expand the call graph ---------------------------------------------------------------
+
+    async def expand_call_graph(
+        self, request: Request, seed: Symbol | None, inferred: bool
+    ) -> tuple[Neighbourhood | None, frozenset[str]]:
+        """The seed's call tree as facts and neighbours. A guessed (`inferred`) seed earns facts (names
+        and lines) but not its neighbours' code."""
+        if seed is None:
+            return None, frozenset()
+        depth = (
+            self.policy.flow_depth
+            if request.route.name in (RouteName.FLOW, RouteName.BUG)
+            else self.policy.lookup_depth
+        )
+        call = self.backends.graph.call_tree(
+            request.repo.name, seed.id, depth, depth, self.policy.call_tree_branch, self.deadline
+        )
+        tree, degraded = await self.attempt("graph", call)
+        if tree is None:
+            return None, degraded
+        facts = call_graph_facts(seed, tree)
+        if inferred:
+            return Neighbourhood(facts), degraded
+        around = [(s, d) for s, d in {s.id: (s, d) for s, d in tree.nodes}.values() if s.id != seed.id]
+        callers = tuple(Neighbour(s, -d) for s, d in around if d < 0)
+        callees = tuple(Neighbour(s, d) for s, d in around if d >= 0)
+        return Neighbourhood(facts, callers, callees), degraded
+
+    # -- step 3: fetch missing code ------------------------------------------------------------------
+
+    async def fetch_missing_code(
+        self, repo: RepoInfo, ids: Sequence[str], known: dict[str, Chunk]
+    ) -> tuple[dict[str, Chunk], frozenset[str]]:
+        """The text of the ranked chunks only graph or FindSymbols named."""
+        ids = [i for i in ids if i not in known]
+        if not ids:
+            return {}, frozenset()
+        chunks, degraded = await self.attempt(
+            "search", self.backends.search.get_chunks(repo.name, ids, self.deadline)
+        )
+        return {c.id: c for c in chunks or ()}, degraded
+
+
+def call_graph_facts(seed: Symbol, tree: CallTree) -> GraphFacts:
+    """Where the seed is defined (and what else its name may mean), its direct callers and callees."""
+    symbols = {s.id: s for s, _ in tree.nodes}
+    callers: list[SymbolRef] = []
+    callees: list[SymbolRef] = []
+    for edge in tree.edges:
+        if edge.callee_id == seed.id and edge.caller_id in symbols:
+            caller = symbols[edge.caller_id]
+            callers.append(SymbolRef(caller.qualified_name, caller.path, edge.line, caller.kind.value))
+        elif edge.caller_id == seed.id and edge.callee_id in symbols:
+            callee = symbols[edge.callee_id]
+            callees.append(
+                SymbolRef(callee.qualified_name, callee.path, callee.start_line, callee.kind.value)
+            )
+    definitions = tuple(
+        SymbolRef(s.qualified_name, s.path, s.start_line, s.kind.value)
+        for s in [seed, *tree.alternatives[:3]]
+    )
+    return GraphFacts(
+        seed=seed.qualified_name,
+        definitions=definitions,
+        callers=tuple(_unique(callers)),
+        callees=tuple(_unique(callees)),
+    )
+
+
+def _inferred_seed(request: Request, evidence: Evidence) -> Symbol | None:
+    """For flow and bug prompts without a named seed: the top search hit, when it is a definition."""
+    if request.route.name not in (RouteName.FLOW, RouteName.BUG) or not evidence.search:
+        return None
+    top = evidence.search[0].chunk
+    return top.symbol() if top.kind.value in _DEFINITION_KINDS else None
+
+
+async def _nothing() -> tuple[str, tuple[Symbol, ...], frozenset[str]]:
+    return "", (), frozenset()
+
+
+def _signals(hit: SearchHit) -> dict[str, Any]:
+    return {
+        "score": round(hit.score, 5),
+        "keyword_rank": hit.keyword_rank,
+        "vector_rank": hit.vector_rank,
+        "fused": round(hit.fused, 5),
+        "adjustment": round(hit.adjustment, 3),
+    }
+
+
+def _unique(refs: list[SymbolRef]) -> list[SymbolRef]:
+    seen: dict[tuple[str, str, int], SymbolRef] = {}
+    for ref in refs:
+        seen.setdefault((ref.name, ref.path, ref.line), ref)
+    return list(seen.values())
