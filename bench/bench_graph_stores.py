@@ -22,9 +22,9 @@ import time
 import uuid
 from pathlib import Path
 
+from bench.bench_graph import ServerThread, percentile, synthetic_repo, time_rpcs
 from kit.domain import ChunkKind
 from reporecall.graph.v1 import graph_pb2
-from services.graph.bench_graph import ServerThread, percentile, synthetic_repo, time_rpcs
 from services.graph.engine import GraphEngine
 from services.graph.ports import GraphStore
 

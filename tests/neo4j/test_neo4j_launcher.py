@@ -7,7 +7,7 @@ import re
 import subprocess
 import sys
 
-from services.graph.bench_graph import synthetic_repo
+from bench.bench_graph import synthetic_repo
 from services.graph.domain.communities import detect_communities
 from services.graph.domain.model import RepoFacts
 from tests.suite import ROOT

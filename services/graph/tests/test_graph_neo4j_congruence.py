@@ -13,8 +13,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from bench.bench_graph import synthetic_repo
 from services.graph.adapters.sqlite_graph_store import SqliteGraphStore
-from services.graph.bench_graph import synthetic_repo
 from services.graph.domain.model import SymbolRef
 from services.graph.engine import GraphEngine
 from services.graph.tests.graph_builders import FileSpec, load
