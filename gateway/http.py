@@ -29,9 +29,11 @@ from gateway.auth import RateLimiter, TokenAuthenticator
 from gateway.authorization import WEBHOOK, Forbidden, Principal
 from gateway.backends import Unavailable
 from gateway.context import ContextQuery, ContextResult
+from gateway.domain.injected import InjectedLedger
 from gateway.domain.utf16 import TEXT_CAP, cut_utf16
 from gateway.errors import client_message, http_status
 from gateway.operations import Operations
+from gateway.pre_tool_use import pre_tool_use_endpoint, remember_injected
 from gateway.settings import GatewaySettings
 from gateway.validation import LIMITS, BadInput, int_field, read_json_object, str_field
 from kit.logging import REQUEST_ID_HEADER, new_request_id
@@ -250,6 +252,7 @@ def build_http_app(
     """The HTTP surface. Each handler reads its input, takes the principal the middleware authenticated,
     and calls one operation; what that principal may do is decided by the operation, not here."""
     hook_deadline = settings.hook_deadline_ms / 1000
+    injected = InjectedLedger()  # what each session was given, for the PreToolUse hook
 
     async def prompt_context(request: Request) -> Response:
         started = time.perf_counter()
@@ -266,6 +269,7 @@ def build_http_app(
             result = await asyncio.wait_for(ops.context(_principal(request), query), hook_deadline)
             route = result.route
             _record(result)
+            remember_injected(injected, _principal(request), query.session_id, result.items)
             if not result.text:
                 return _json(200, {})
             return _json(
@@ -450,6 +454,7 @@ def build_http_app(
         Route("/healthz", health),
         Route("/hooks/prompt-context", prompt_context, methods=["POST"]),
         Route("/hooks/session-start", session_start, methods=["POST"]),
+        Route("/hooks/pre-tool-use", pre_tool_use_endpoint(injected), methods=["POST"]),
         Route("/api/status", status, methods=["GET"]),
         Route("/api/context", api_context, methods=["POST"]),
         Route("/api/search", api_search, methods=["POST"]),
