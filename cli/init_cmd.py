@@ -7,11 +7,13 @@ import ipaddress
 import json
 import os
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from cli.client import CliError, GatewayClient
+from kit.remotes import normalise_remote
 
 
 def add_init_command(commands: Any, client_of: Any) -> None:
@@ -24,6 +26,8 @@ def add_init_command(commands: Any, client_of: Any) -> None:
 
 
 def _optional_client(args: argparse.Namespace, client_of: Any) -> GatewayClient | None:
+    if args.server and not getattr(args, "url", None):
+        args.url = args.server  # a teammate's init asks the team server (token from $REPORECALL_TOKEN)
     try:
         return client_of(args)  # type: ignore[no-any-return]
     except CliError:
@@ -108,6 +112,32 @@ def _curl_hook(server: str, repo: str, hook: str, max_time: int = 3) -> str:
     )
 
 
+def origin_url(root: Path) -> str:
+    """The checkout's `origin` URL (else its first remote's), "" when it has none or git is missing."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), "remote", "-v"], capture_output=True, text=True, timeout=10, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    remotes = {}
+    for line in done.stdout.splitlines():
+        parts = line.split()
+        if len(parts) >= 2:
+            remotes.setdefault(parts[0], parts[1])
+    return remotes.get("origin") or next(iter(remotes.values()), "")
+
+
+def repo_by_remote(client: GatewayClient, root: Path) -> str:
+    """The server's repo registered with this checkout's normalised git remote (a teammate's checkout at any
+    path), "" when there is none or more than one."""
+    url = origin_url(root)
+    if not normalise_remote(url):
+        return ""
+    found = client.request("GET", "/api/repos?" + urlencode({"remote": url})).get("repos", [])
+    return str(found[0]["name"]) if len(found) == 1 else ""
+
+
 def _check_shell_safe(server: str, repo: str) -> None:
     """The server and repo go into shell one-liners: refuse what could break out of their quotes."""
     parts = urlsplit(server)
@@ -168,9 +198,12 @@ def cmd_init(args: argparse.Namespace, client: GatewayClient | None) -> int:
         repos = client.request("GET", "/api/repos").get("repos", [])
         matches = [r for r in repos if root == Path(r["path"]) or Path(r["path"]) in root.parents]
         repo = matches[0]["name"] if matches else ""
+    if not repo and client is not None:
+        repo = repo_by_remote(client, root)
     if not repo:
         raise CliError(
-            f"init: {root} is not a registered repository — run `reporecall index {root}` or give --repo"
+            f"init: {root} is not a registered repository (by path, nor by its git remote) — run "
+            f"`reporecall index {root}` or give --repo"
         )
     _check_shell_safe(server, repo)
     hooks, mcp = claude_settings(server, repo)

@@ -34,6 +34,7 @@ from gateway.domain.utf16 import TEXT_CAP, cut_utf16
 from gateway.errors import client_message, http_status
 from gateway.operations import Operations
 from gateway.pre_tool_use import pre_tool_use_endpoint, remember_injected
+from gateway.repo_lookup import repos_with_remote, wanted_remote
 from gateway.settings import GatewaySettings
 from gateway.validation import LIMITS, BadInput, int_field, read_json_object, str_field
 from kit.logging import REQUEST_ID_HEADER, new_request_id
@@ -388,7 +389,10 @@ def build_http_app(
             raise BadInput("body", f"wrong arguments for {name} ({exc})") from None
 
     async def list_repos(request: Request) -> Response:
-        return _json(200, await ops.list_repos(_principal(request)))
+        remote = request.query_params.get("remote")
+        wanted = wanted_remote(remote) if remote is not None else ""  # bad input: refused before any call
+        listing = await ops.list_repos(_principal(request))
+        return _json(200, repos_with_remote(listing, wanted) if wanted else listing)
 
     async def register_repo(request: Request) -> Response:
         data = read_json_object(await request.body())
