@@ -120,7 +120,7 @@ def origin_url(root: Path) -> str:
         )
     except (OSError, subprocess.TimeoutExpired):
         return ""
-    remotes = {}
+    remotes: dict[str, str] = {}
     for line in done.stdout.splitlines():
         parts = line.split()
         if len(parts) >= 2:
