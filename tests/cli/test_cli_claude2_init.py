@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -90,3 +91,38 @@ def test_init_on_an_unknown_remote_says_so_and_writes_nothing(tmp_path: Path) ->
     with pytest.raises(CliError, match="nor by its git remote"):
         cmd_init(args, _Server())  # type: ignore[arg-type]
     assert not (root / ".claude").exists() and not (root / ".mcp.json").exists()
+
+
+def test_the_light_data_dir_lookup_agrees_with_kit_settings(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from cli.client import local_data_dir
+    from kit.settings import default_data_dir
+
+    monkeypatch.delenv("REPORECALL_DATA_DIR", raising=False)
+    for xdg in (None, str(tmp_path / "xdg")):
+        if xdg is None:
+            monkeypatch.delenv("XDG_DATA_HOME", raising=False)
+        else:
+            monkeypatch.setenv("XDG_DATA_HOME", xdg)
+        assert local_data_dir() == default_data_dir()
+    monkeypatch.setenv("REPORECALL_DATA_DIR", str(tmp_path / "d"))
+    assert local_data_dir() == tmp_path / "d"
+
+
+def test_mcp_start_imports_neither_pydantic_nor_the_other_commands(tmp_path: Path) -> None:
+    code = (
+        "import sys, cli.main\n"
+        "try:\n"
+        "    cli.main.main(['--data-dir', sys.argv[1], 'mcp', '--repo', 'shop'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "heavy = ('pydantic', 'httpx', 'mcp', 'cli.cmd_doctor', 'cli.init_cmd')\n"
+        "bad = sorted(m for m in sys.modules if m.startswith(heavy))\n"
+        "print(bad)\n"
+    )
+    (tmp_path / "run.json").write_text(json.dumps({"gateway_url": "http://127.0.0.1:1", "token": "t"}))
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path)], input=b"", capture_output=True, timeout=60, check=False
+    )
+    assert done.stdout.decode().strip().splitlines()[-1] == "[]", done.stderr.decode()[-2000:]
