@@ -8,6 +8,7 @@ import json
 import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -85,3 +86,48 @@ def test_read_of_injected_file_gets_the_pre_tool_use_note_in_the_next_model_requ
     assert NOTE in after, after[-3000:]
     assert "src/shop/pricing.py:" in excerpt
     assert NOTE not in json.dumps(messages[0])  # the note came with the tool call, not before it
+
+
+def test_the_command_hook_costs_about_a_bare_curl_and_the_server_time_is_small(
+    indexed: Suite, tmp_path: Path
+) -> None:
+    """The curl command hook `init` writes for team servers, timed against a bare curl of /healthz (the
+    baseline, measured here); the gateway's own server time for each call comes from its log."""
+    project = tmp_path / "shop"
+    shutil.copytree(ROOT / "tests/fixtures/spine", project)
+    done = indexed.cli(
+        "init", "--dir", str(project), "--repo", "shop", "--server", "http://rr.team.invalid:7878"
+    )
+    assert done.returncode == 0, done.stderr
+    settings = json.loads((project / ".claude/settings.json").read_text())
+    command = settings["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+    env = {"PATH": os.environ["PATH"], "REPORECALL_TOKEN": indexed.token, "REPORECALL_URL": indexed.url}
+    prompt = {"prompt": "how is apply_bulk_discount computed", "session_id": "c2-timing", "cwd": str(project)}
+    assert (
+        "hookSpecificOutput"
+        in indexed.post("/hooks/prompt-context", prompt, **{"X-Reporecall-Repo": "shop"}).json()
+    )
+    body = json.dumps(
+        {"session_id": "c2-timing", "tool_name": "Read", "tool_input": {"file_path": "src/shop/pricing.py"}}
+    )
+
+    def timed(argv: list[str], stdin: str) -> tuple[float, str]:
+        started = time.perf_counter()
+        run = subprocess.run(
+            argv, input=stdin, env=env, capture_output=True, text=True, timeout=10, check=True
+        )
+        return time.perf_counter() - started, run.stdout
+
+    hook = sorted(timed(["sh", "-c", command], body) for _ in range(7))
+    bare = sorted(timed(["curl", "-sS", f"{indexed.url}/healthz"], "")[0] for _ in range(7))
+    assert "RepoRecall: this Read" in hook[3][1]
+    server_ms = [
+        json.loads(line)["server_ms"]
+        for line in indexed.service_log("gateway").splitlines()
+        if '"hook.pre_tool_use"' in line and '"server_ms"' in line
+    ]
+    print(
+        f"\ncommand PreToolUse hook p50 {hook[3][0] * 1000:.1f} ms; bare curl p50 {bare[3] * 1000:.1f} ms; "
+        f"gateway server_ms p50 {sorted(server_ms)[len(server_ms) // 2] if server_ms else 'n/a'}"
+    )
+    assert hook[3][0] < bare[3] * 3
