@@ -47,11 +47,8 @@ class GatewayClient:
         url = url or os.environ.get("REPORECALL_URL")
         token = token or os.environ.get("REPORECALL_TOKEN")
         if not url or not token:
-            from kit.settings import default_data_dir  # pydantic-settings: ~0.1-1 s, kept off `mcp`'s start
-
-            run_file = (
-                data_dir or Path(os.environ.get("REPORECALL_DATA_DIR") or default_data_dir())
-            ) / "run.json"
+            data_dir = data_dir or local_data_dir()
+            run_file = data_dir / "run.json"
             try:
                 info = json.loads(run_file.read_text())
             except (OSError, json.JSONDecodeError):
@@ -107,3 +104,12 @@ class GatewayClient:
             raise GatewayUnreachable(
                 f"cannot reach the gateway at {self.url} ({exc.__class__.__name__})"
             ) from None
+
+
+def local_data_dir() -> Path:
+    """kit.settings.default_data_dir (or $REPORECALL_DATA_DIR) without importing pydantic-settings (~0.25 s),
+    which `reporecall mcp` cannot afford before `initialize`; a test keeps the two equal."""
+    explicit = os.environ.get("REPORECALL_DATA_DIR")
+    if explicit:
+        return Path(explicit)
+    return Path(os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")) / "reporecall"

@@ -7,11 +7,13 @@ import ipaddress
 import json
 import os
 import re
+import subprocess
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlencode, urlsplit
 
 from cli.client import CliError, GatewayClient
+from kit.remotes import normalise_remote
 
 
 def add_init_command(commands: Any, client_of: Any) -> None:
@@ -24,6 +26,8 @@ def add_init_command(commands: Any, client_of: Any) -> None:
 
 
 def _optional_client(args: argparse.Namespace, client_of: Any) -> GatewayClient | None:
+    if args.server and not getattr(args, "url", None):
+        args.url = args.server  # a teammate's init asks the team server (token from $REPORECALL_TOKEN)
     try:
         return client_of(args)  # type: ignore[no-any-return]
     except CliError:
@@ -58,7 +62,22 @@ def claude_settings(server: str, repo: str) -> tuple[dict[str, Any], dict[str, A
         prompt_hook = {"type": "command", "command": _curl_hook(server, repo, "prompt-context"), "timeout": 5}
     # SessionStart allows only command hooks: curl, failing open (exit 0, valid output) when the server is down.
     session_hook = {"type": "command", "command": _curl_hook(server, repo, "session-start"), "timeout": 5}
-    hooks = {"UserPromptSubmit": [{"hooks": [prompt_hook]}], "SessionStart": [{"hooks": [session_hook]}]}
+    # PreToolUse for Grep/Glob/Read: a note when the call asks for code already injected. A dictionary lookup
+    # on the server, so a short timeout: a slow or absent server never holds a tool call for long.
+    tool_hook: dict[str, Any]
+    if is_loopback(server):
+        tool_hook = {**prompt_hook, "url": f"{server}/hooks/pre-tool-use", "timeout": 2}
+    else:
+        tool_hook = {
+            "type": "command",
+            "command": _curl_hook(server, repo, "pre-tool-use", max_time=1),
+            "timeout": 2,
+        }
+    hooks = {
+        "UserPromptSubmit": [{"hooks": [prompt_hook]}],
+        "SessionStart": [{"hooks": [session_hook]}],
+        "PreToolUse": [{"matcher": "Grep|Glob|Read", "hooks": [tool_hook]}],
+    }
     mcp = {
         "type": "http",
         # Claude Code expands ${VAR:-default} in .mcp.json: a teammate's REPORECALL_URL wins over init's server.
@@ -79,18 +98,44 @@ def is_loopback(server: str) -> bool:
         return False
 
 
-def _curl_hook(server: str, repo: str, hook: str) -> str:
+def _curl_hook(server: str, repo: str, hook: str, max_time: int = 3) -> str:
     """A fail-open curl one-liner: the hook's stdin JSON in, the gateway's reply out, `{}` on any failure.
 
     The URL is `$REPORECALL_URL` when set in Claude Code's environment, else the server given to init; the
     token always comes from `$REPORECALL_TOKEN`. curl's --max-time bounds it below the hook's timeout.
     """
     return (
-        f"out=$(curl -sS --fail --max-time 3 -X POST -H 'Content-Type: application/json' "
+        f"out=$(curl -sS --fail --max-time {max_time} -X POST -H 'Content-Type: application/json' "
         f"-H \"Authorization: Bearer $REPORECALL_TOKEN\" -H 'X-Reporecall-Repo: {repo}' "
         f'--data-binary @- "${{REPORECALL_URL:-{server}}}/hooks/{hook}" 2>/dev/null) '
         f"&& printf '%s' \"$out\" || printf '{{}}'"
     )
+
+
+def origin_url(root: Path) -> str:
+    """The checkout's `origin` URL (else its first remote's), "" when it has none or git is missing."""
+    try:
+        done = subprocess.run(
+            ["git", "-C", str(root), "remote", "-v"], capture_output=True, text=True, timeout=10, check=False
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return ""
+    remotes: dict[str, str] = {}
+    for line in done.stdout.splitlines():
+        parts = line.split()
+        if len(parts) >= 2:
+            remotes.setdefault(parts[0], parts[1])
+    return remotes.get("origin") or next(iter(remotes.values()), "")
+
+
+def repo_by_remote(client: GatewayClient, root: Path) -> str:
+    """The server's repo registered with this checkout's normalised git remote (a teammate's checkout at any
+    path), "" when there is none or more than one."""
+    url = origin_url(root)
+    if not normalise_remote(url):
+        return ""
+    found = client.request("GET", "/api/repos?" + urlencode({"remote": url})).get("repos", [])
+    return str(found[0]["name"]) if len(found) == 1 else ""
 
 
 def _check_shell_safe(server: str, repo: str) -> None:
@@ -121,7 +166,7 @@ def merge_settings(existing: dict[str, Any], hooks: dict[str, Any]) -> dict[str,
 
 def _is_ours(hook: dict[str, Any]) -> bool:
     text = json.dumps(hook)
-    return "/hooks/prompt-context" in text or "/hooks/session-start" in text
+    return any(f"/hooks/{name}" in text for name in ("prompt-context", "session-start", "pre-tool-use"))
 
 
 def _write_json(path: Path, data: dict[str, Any]) -> None:
@@ -153,9 +198,12 @@ def cmd_init(args: argparse.Namespace, client: GatewayClient | None) -> int:
         repos = client.request("GET", "/api/repos").get("repos", [])
         matches = [r for r in repos if root == Path(r["path"]) or Path(r["path"]) in root.parents]
         repo = matches[0]["name"] if matches else ""
+    if not repo and client is not None:
+        repo = repo_by_remote(client, root)
     if not repo:
         raise CliError(
-            f"init: {root} is not a registered repository — run `reporecall index {root}` or give --repo"
+            f"init: {root} is not a registered repository (by path, nor by its git remote) — run "
+            f"`reporecall index {root}` or give --repo"
         )
     _check_shell_safe(server, repo)
     hooks, mcp = claude_settings(server, repo)
@@ -169,7 +217,10 @@ def cmd_init(args: argparse.Namespace, client: GatewayClient | None) -> int:
         _print({"settings": str(settings_path), "mcp": str(mcp_path), "repo": repo, "server": server})
     else:
         form = "http hook (loopback)" if is_loopback(server) else "curl command hook (team server)"
-        print(f"wrote {settings_path}: UserPromptSubmit ({form}) + SessionStart hooks for repo {repo!r}")
+        print(
+            f"wrote {settings_path}: UserPromptSubmit ({form}), SessionStart and PreToolUse "
+            f"(Grep|Glob|Read) hooks for repo {repo!r}"
+        )
         print(f"wrote {mcp_path}: MCP server 'reporecall' at {server}/mcp")
         print("next:")
         print(

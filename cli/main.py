@@ -10,14 +10,16 @@ import os
 import sys
 from pathlib import Path
 
-from cli import cmd_doctor, cmd_index, cmd_mcp, cmd_memory, cmd_repos, cmd_search, cmd_suite, cmd_tokens
 from cli.client import CliError
-from cli.common import client_of
-from cli.init_cmd import add_init_command
+
+_CONNECTION_OPTIONS = ("--url", "--token", "--data-dir")
 
 
 def main(argv: list[str] | None = None) -> None:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    # `reporecall mcp` is started by Claude Code for every session and must answer `initialize` fast:
+    # it builds only its own parser and imports none of the other commands' modules.
+    parser = build_parser(only_mcp=_command(argv) == "mcp")
     args = parser.parse_args(argv)
     if not getattr(args, "handler", None):
         parser.print_help()
@@ -63,10 +65,33 @@ def _accept_options_anywhere(parser: argparse.ArgumentParser) -> None:
                 _accept_options_anywhere(sub)
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _command(argv: list[str]) -> str:
+    """The command word of `argv` (the first argument that is neither an option nor an option's value)."""
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg in _CONNECTION_OPTIONS:
+            skip = True
+        elif not arg.startswith("-"):
+            return arg
+    return ""
+
+
+def build_parser(only_mcp: bool = False) -> argparse.ArgumentParser:
+    from cli import cmd_mcp
+
     parser = argparse.ArgumentParser(prog="reporecall", description=__doc__.split("\n\n")[0])
     _connection_options(parser, None)
     commands = parser.add_subparsers(title="commands")
+    if only_mcp:
+        cmd_mcp.register(commands)
+        _accept_options_anywhere(parser)
+        return parser
+    from cli import cmd_doctor, cmd_index, cmd_memory, cmd_repos, cmd_search, cmd_suite, cmd_tokens
+    from cli.common import client_of
+    from cli.init_cmd import add_init_command
+
     cmd_suite.register(commands)
     cmd_index.register(commands)
     cmd_search.register(commands)

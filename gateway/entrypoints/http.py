@@ -29,7 +29,10 @@ from gateway import metrics
 from gateway.auth import RateLimiter, TokenAuthenticator
 from gateway.authorization import WEBHOOK, Forbidden, Principal
 from gateway.context import ContextQuery, ContextResult, describe_in_request_log
+from gateway.domain.injected import InjectedLedger
 from gateway.domain.utf16 import TEXT_CAP, cut_utf16
+from gateway.entrypoints.pre_tool_use import pre_tool_use_endpoint, remember_injected
+from gateway.entrypoints.repo_lookup import repos_with_remote, wanted_remote
 from gateway.entrypoints.request_context import RequestContext, _json
 from gateway.errors import client_message, http_status
 from gateway.operations import Operations
@@ -111,12 +114,14 @@ class HttpSurface:
         self.hook_deadline = settings.hook_deadline_ms / 1000
         self.operations = _operation_table(ops)
         assert set(self.operations) == PUBLIC_OPERATIONS
+        self.injected = InjectedLedger()  # what each session was given, for the PreToolUse hook
 
     def routes(self) -> list[BaseRoute]:
         return [
             Route("/healthz", self.health),
             Route("/hooks/prompt-context", self.prompt_context, methods=["POST"]),
             Route("/hooks/session-start", self.session_start, methods=["POST"]),
+            Route("/hooks/pre-tool-use", pre_tool_use_endpoint(self.injected), methods=["POST"]),
             Route("/api/status", self.status, methods=["GET"]),
             Route("/api/context", self.api_context, methods=["POST"]),
             Route("/api/search", self.api_search, methods=["POST"]),
@@ -147,6 +152,7 @@ class HttpSurface:
             result = await asyncio.wait_for(self.ops.context(_principal(request), query), self.hook_deadline)
             route = result.route
             _record(result)
+            remember_injected(self.injected, _principal(request), query.session_id, result.items)
             if not result.text:
                 return _json(200, {})
             return _json(200, _hook_reply("UserPromptSubmit", result.text))
@@ -279,7 +285,10 @@ class HttpSurface:
     # -- repositories ---------------------------------------------------------------------------------
 
     async def list_repos(self, request: Request) -> Response:
-        return _json(200, await self.ops.list_repos(_principal(request)))
+        remote = request.query_params.get("remote")
+        wanted = wanted_remote(remote) if remote is not None else ""  # bad input: refused before any call
+        listing = await self.ops.list_repos(_principal(request))
+        return _json(200, repos_with_remote(listing, wanted) if wanted else listing)
 
     async def register_repo(self, request: Request) -> Response:
         data = read_json_object(await request.body())

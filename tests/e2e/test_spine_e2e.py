@@ -60,6 +60,7 @@ def test_hook_returns_the_function_the_prompt_is_about(indexed: Suite) -> None:
     # The request id minted by the gateway reaches the search service's log lines for this request.
     request_id = reply.headers["x-request-id"]
     assert re.fullmatch(r"[0-9a-f]{32}", request_id)
+
     def logged(service: str, key: str, value: str) -> bool:
         # Each process writes its line when the request is finished, which may be just after the reply.
         lines = [json.loads(x) for x in indexed.service_log(service).splitlines() if request_id in x]
