@@ -12,7 +12,7 @@ from structlog.testing import capture_logs
 from gateway.context import ContextItem, ContextQuery, ContextResult
 from tests.security.sec_gateway_support import Harness, harness
 
-ITEM = ContextItem("src/shop/cart.py", "Cart.add_item", 10, 42, "method", 1.0, 50, "search", "c1")
+ITEM = ContextItem("code", "src/shop/cart.py", "Cart.add_item", 10, 42, "method", 1.0, 50, "search", "c1")
 
 
 def _inject(h: Harness) -> None:
@@ -100,7 +100,7 @@ async def test_a_lookup_in_a_full_session_costs_about_what_an_empty_one_does(tmp
         h.client() as client,
     ):
         spans = [
-            ContextItem(f"src/m{i}.py", f"f{i}", 1, 9, "function", 1.0, 5, "search", f"c{i}")
+            ContextItem("code", f"src/m{i}.py", f"f{i}", 1, 9, "function", 1.0, 5, "search", f"c{i}")
             for i in range(300)
         ]
 
