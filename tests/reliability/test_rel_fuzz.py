@@ -422,7 +422,7 @@ MCP_TOOLS: dict[str, dict[str, st.SearchStrategy[Any]]] = {
         "description": TEXT,
         "id": TEXT,
         "memory_class": st.sampled_from(["rule", "fact", "nope"]),
-        "scope": st.sampled_from(["project", "user", "global", "nope"]),
+        "scope": st.sampled_from(["project", "user", "nope"]),  # not global: every repo's by design
         "branch": TEXT,
     },
     "feedback": {"chunk_id": TEXT, "useful": st.one_of(st.booleans(), JSON_VALUES), "query": TEXT},
