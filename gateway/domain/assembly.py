@@ -271,8 +271,6 @@ def assemble_context(
     )
     ledger.tokens -= reserved
     ledger.chars -= reserved_chars
-    ordered, replaced = _prefer_specific(ordered, repo_root)
-    cut.extend(replaced)
     cut.extend(_add_code(ledger, ordered, repo_root, policy))
     ledger.tokens += reserved
     ledger.chars += reserved_chars
@@ -465,55 +463,6 @@ def _order_candidates(candidates: Sequence[CodeCandidate]) -> list[CodeCandidate
         )
 
     return sorted(candidates, key=key)
-
-
-# An enclosing chunk (a class, an outer function) longer than this gives way to the candidates it contains.
-ENCLOSING_MIN_LINES = 40
-
-
-def _prefer_specific(
-    ordered: Sequence[CodeCandidate], repo_root: str
-) -> tuple[list[CodeCandidate], list[ContextItem]]:
-    """Dedup keeps the more specific chunk: a long candidate that contains other candidates is replaced,
-    at its own rank, by them — otherwise it fills the budget and its own methods are cut as overlaps."""
-    inner: dict[int, list[int]] = {}
-    for i, outer in enumerate(ordered):
-        o = outer.chunk
-        if o.end_line - o.start_line + 1 <= ENCLOSING_MIN_LINES:
-            continue
-        contained = [
-            j
-            for j, c in enumerate(ordered)
-            if j != i
-            and c.chunk.path == o.path
-            and c.chunk.id != o.id
-            and o.start_line <= c.chunk.start_line
-            and c.chunk.end_line <= o.end_line
-            and (c.chunk.start_line, c.chunk.end_line) != (o.start_line, o.end_line)
-        ]
-        if contained:
-            inner[i] = contained
-    if not inner:
-        return list(ordered), []
-    out: list[CodeCandidate] = []
-    placed: set[int] = set()
-    cut: list[ContextItem] = []
-
-    def place(j: int) -> None:
-        if j in placed:
-            return
-        placed.add(j)
-        if j in inner:
-            path = relative_path(ordered[j].chunk.path, repo_root)
-            cut.append(_code_item(ordered[j], 0, "replaced by the more specific chunks inside it", path))
-            for k in inner[j]:
-                place(k)
-        else:
-            out.append(ordered[j])
-
-    for i in range(len(ordered)):
-        place(i)
-    return out, cut
 
 
 def _add_code(
