@@ -143,7 +143,14 @@ def holdings(suite: Suite, repo: str) -> dict[str, int]:
         "graph_symbols": graph.symbols,
         "graph_edges": graph.resolved_edges + graph.ambiguous_edges,
         "graph_imports": graph.imports,
-        "memories": len(memories.memories),
+        # Working notes are the hooks' own per-session observations (written after each prompt, possibly
+        # just after a run ended), not data of the repository,
+        # and global memories stored from another repo are listed for every repo: count only this repo's own.
+        "memories": sum(
+            1
+            for m in memories.memories
+            if m.memory_class != memory_pb2.MEMORY_CLASS_WORKING and m.repo == repo
+        ),
     }
 
 
