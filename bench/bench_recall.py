@@ -36,6 +36,7 @@ import yaml
 
 from services.memory.adapters.memory_folder import folder_name
 from services.memory.adapters.sqlite_index import SqliteMemoryIndex
+from services.memory.bootstrap import memory_engine
 from services.memory.domain.model import Memory, MemoryClass
 from services.memory.domain.query import STOPWORDS
 from services.memory.engine import MemoryEngine, RecallQuery
@@ -69,7 +70,7 @@ def build_engine(root: Path, scale: int) -> MemoryEngine:
         shutil.copy(path, folder / path.name)
     if scale:
         _add_synthetic(folder, scale)
-    engine = MemoryEngine(root / "memory", SqliteMemoryIndex(root / "index.db"), clock=lambda: NOW)
+    engine = memory_engine(root / "memory", SqliteMemoryIndex(root / "index.db"), clock=lambda: NOW)
     problems = engine.open()
     if problems:
         raise SystemExit("invalid benchmark memories:\n" + "\n".join(map(str, problems)))

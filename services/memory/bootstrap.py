@@ -1,8 +1,11 @@
-"""Composition root: settings → memory folders + index (chosen by URL, here only) → engine → servicer."""
+"""Composition root: settings → memory folders + index (chosen by URL, here only) → engine → servicer.
+
+The only place that names the memory service's adapters: the engine sees ports (services/memory/ports.py)."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from collections.abc import Callable
+from datetime import datetime, timedelta
 from pathlib import Path
 
 from kit.metrics import TimedStore
@@ -10,8 +13,12 @@ from kit.service import ServiceParts
 from kit.settings import ConfigError, check_url_scheme
 from reporecall.memory.v1 import memory_pb2_grpc
 
+from .adapters.claude_memory import ClaudeProjects
+from .adapters.memory_folder import MemoryRoot
 from .adapters.sqlite_index import SqliteMemoryIndex
+from .adapters.watcher import MemoryWatcher
 from .engine import EngineConfig, MemoryEngine
+from .engine.config import utc_now
 from .ports import MemoryIndex
 from .servicer import SERVICE_NAME, MemoryServicer
 from .settings import MemorySettings
@@ -34,6 +41,26 @@ def build_memory_index(url: str, memory_root: Path) -> MemoryIndex:
     return SqliteMemoryIndex(Path("/" + rest))
 
 
+def memory_engine(
+    memory_root: Path,
+    index: MemoryIndex,
+    *,
+    config: EngineConfig | None = None,
+    clock: Callable[[], datetime] = utc_now,
+    claude_projects_dir: Path | None = None,
+) -> MemoryEngine:
+    """An engine over the memory folders under `memory_root` (created 0700), with a file watcher, and Claude
+    Code's memory folders when given the projects folder (a local install)."""
+    return MemoryEngine(
+        MemoryRoot(memory_root),
+        index,
+        config=config,
+        clock=clock,
+        claude=ClaudeProjects(claude_projects_dir) if claude_projects_dir is not None else None,
+        watcher=MemoryWatcher,
+    )
+
+
 def build_engine(settings: MemorySettings) -> MemoryEngine:
     root = settings.memory_root()
     config = EngineConfig(
@@ -44,7 +71,7 @@ def build_engine(settings: MemorySettings) -> MemoryEngine:
         working_max_sessions_per_user=settings.working_max_sessions_per_user,
         working_max_per_user=settings.working_max_per_user,
     )
-    return MemoryEngine(
+    return memory_engine(
         root,
         TimedStore(build_memory_index(settings.memory_index_url, root), "memory"),
         config=config,

@@ -12,6 +12,7 @@ import pytest
 
 from reporecall.memory.v1 import memory_pb2_grpc
 from services.memory.adapters.sqlite_index import SqliteMemoryIndex
+from services.memory.bootstrap import memory_engine
 from services.memory.engine import EngineConfig, MemoryEngine
 from services.memory.servicer import MemoryServicer
 
@@ -47,7 +48,7 @@ def make_engine(tmp_path: Path, memory_root: Path, clock: FakeClock) -> Iterator
     engines: list[MemoryEngine] = []
 
     def make(config: EngineConfig | None = None, claude_projects_dir: Path | None = None) -> MemoryEngine:
-        engine = MemoryEngine(
+        engine = memory_engine(
             memory_root,
             SqliteMemoryIndex(memory_root / f"index-{len(engines)}.db"),
             config=config,

@@ -58,3 +58,16 @@ def _project_dir(projects_dir: Path, path: str) -> Path | None:
     except FileNotFoundError:
         return None
     return matches[0] if len(matches) == 1 else None
+
+
+class ClaudeProjects:
+    """Claude Code's projects folder of the user the service runs as (the `ClaudeFolders` port)."""
+
+    def __init__(self, projects_dir: Path) -> None:
+        self.projects_dir = projects_dir
+
+    def owns_checkout(self, repo_path: Path) -> bool:
+        return owns_checkout(self.projects_dir, repo_path)
+
+    def find(self, repo_path: Path) -> Path | None:
+        return find_claude_memory_dir(self.projects_dir, repo_path)

@@ -29,7 +29,6 @@ import shutil
 import threading
 import uuid
 from collections.abc import Iterator
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -37,10 +36,11 @@ from urllib.parse import quote, unquote
 
 import xxhash
 
-from services.memory.domain.errors import FrontmatterError
+from services.memory.domain.errors import FrontmatterError, InvalidFileName
 from services.memory.domain.frontmatter import parse_memory_text
 from services.memory.domain.model import GLOBAL_REPO, Memory, Source, build_memory
 from services.memory.domain.validation import CLAUDE_ID_PREFIX, is_valid_id
+from services.memory.ports import FileEntry
 
 try:
     import fcntl
@@ -144,13 +144,6 @@ class _FolderLock:
                     os.close(fd)  # closing releases the flock
             finally:
                 self._depth.value = depth
-
-
-@dataclass(frozen=True, slots=True)
-class FileEntry:
-    path: Path
-    mtime_ns: int
-    size: int
 
 
 class MemoryFolder:
@@ -294,6 +287,15 @@ class MemoryRoot:
             return repo_from_folder_name(parts[1])
         return None
 
+    def read(self, path: Path, *, repo: str, source: Source, mtime_ns: int | None = None) -> Memory:
+        return read_memory(path, repo=repo, source=source, mtime_ns=mtime_ns)
+
+    def list_markdown(self, folder: Path) -> list[FileEntry]:
+        return list_markdown(folder)
+
+    def is_memory_file_name(self, name: str) -> bool:
+        return is_memory_file_name(name)
+
 
 def is_memory_file_name(name: str) -> bool:
     """*.md, not hidden, not Claude Code's MEMORY.md index."""
@@ -320,10 +322,6 @@ def list_markdown(folder: Path) -> list[FileEntry]:
             entries.append(FileEntry(Path(item.path), stat.st_mtime_ns, stat.st_size))
     entries.sort(key=lambda e: e.path.name)
     return entries
-
-
-class InvalidFileName(ValueError):
-    pass
 
 
 def memory_id_for(path: Path, source: Source) -> str:

@@ -9,6 +9,10 @@ class MemoryServiceError(Exception):
     """Base of the errors the memory engine raises on purpose."""
 
 
+class InvalidFileName(ValueError):
+    """A memory file whose name is no valid memory id (the scan skips it and reports the problem)."""
+
+
 class InvalidField(MemoryServiceError):
     """Bad input; `field` names it the way a client spells it (e.g. `memory.id`)."""
 

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from services.memory.adapters.sqlite_index import SqliteMemoryIndex
+from services.memory.bootstrap import memory_engine
 from services.memory.engine import EngineConfig, MemoryEngine
 
 
@@ -44,7 +45,7 @@ def make_engine(tmp_path: Path, memory_root: Path, clock: FakeClock) -> Iterator
     def make(
         name: str = "a", *, config: EngineConfig | None = None, claude_projects_dir: Path | None = None
     ) -> MemoryEngine:
-        engine = MemoryEngine(
+        engine = memory_engine(
             memory_root,
             SqliteMemoryIndex(tmp_path / f"index-{name}.db"),
             config=config,

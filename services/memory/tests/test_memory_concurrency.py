@@ -24,9 +24,10 @@ _CHILD = r"""
 import json, sys
 from pathlib import Path
 from services.memory.adapters.sqlite_index import SqliteMemoryIndex
-from services.memory.engine import MemoryDraft, MemoryEngine
+from services.memory.bootstrap import memory_engine
+from services.memory.engine import MemoryDraft
 root, index, out = Path(sys.argv[1]), Path(sys.argv[2]), Path(sys.argv[3])
-engine = MemoryEngine(root, SqliteMemoryIndex(index))
+engine = memory_engine(root, SqliteMemoryIndex(index))
 engine.open()
 stored = {}
 for i in range(25):
