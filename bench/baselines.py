@@ -70,7 +70,7 @@ class BaselineIndex:
 
 def scan_files(root: Path) -> list[str]:
     """The files the indexer would index (same scanner, same ignores)."""
-    from services.indexer.domain.scanner import RepoScanner
+    from services.indexer.adapters.fs_tree import RepoScanner
 
     return [f.path for f in RepoScanner(root).walk()]
 

@@ -31,8 +31,8 @@ from pathlib import Path
 from kit.domain import CallSite, Chunk, Import, Symbol
 from kit.logging import configure_logging
 from services.indexer.adapters.sqlite_manifest import SqliteManifest
-from services.indexer.bootstrap import build_parse_executor
-from services.indexer.engine import EngineConfig, IndexerEngine
+from services.indexer.bootstrap import build_parse_executor, indexer_engine
+from services.indexer.engine import EngineConfig
 
 DEFAULT_PACKAGE = "django==5.2.8"
 CACHE = Path(tempfile.gettempdir()) / "reporecall-bench"
@@ -95,7 +95,7 @@ async def bench(src: Path, executor: str, workers: int, in_flight: int) -> dict[
         shutil.copytree(src, tree, symlinks=True)
         manifest = SqliteManifest(Path(tmp) / "manifest.db")
         sink = AckSink()
-        engine = IndexerEngine(
+        engine = indexer_engine(
             manifest,
             sink,
             sink,

@@ -27,9 +27,9 @@ from pathlib import Path
 
 from bench.corpora import Corpus, fetch, load_corpora
 from kit.domain import Chunk, ChunkKind
+from services.indexer.adapters.fs_tree import RepoScanner
 from services.indexer.domain.languages import detect_language
 from services.indexer.domain.parsing import parse_file
-from services.indexer.domain.scanner import RepoScanner
 
 # Our language name → ctags' parser name (only languages both sides extract definitions for).
 CTAGS_LANGUAGES: dict[str, str] = {

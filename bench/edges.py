@@ -22,10 +22,10 @@ from bench.corpora import BENCH, Corpus, fetch
 from kit.domain import CallSite, Symbol
 from services.graph.domain.model import Resolution
 from services.graph.domain.resolution import CallResolver, resolve_edges
+from services.indexer.adapters.fs_tree import RepoScanner
 from services.indexer.domain.imports import resolve_imports
 from services.indexer.domain.languages import detect_language
 from services.indexer.domain.parsing import parse_file
-from services.indexer.domain.scanner import RepoScanner
 
 EDGE_CORPORA = (
     Corpus(

@@ -1,4 +1,6 @@
-"""Composition root: settings → manifest, sink channels, parse pool → engine → servicer."""
+"""Composition root: settings → manifest, sink channels, parse pool → engine → servicer.
+
+The only place that names the indexer's adapters: the engine sees ports (services/indexer/ports.py)."""
 
 from __future__ import annotations
 
@@ -7,16 +9,22 @@ import multiprocessing
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 from kit.grpc_client import open_channel
 from kit.service import ServiceParts
 from kit.settings import ConfigError
 from reporecall.indexer.v1 import indexer_pb2_grpc
+from services.indexer.adapters.fs_tree import FsTree
+from services.indexer.adapters.git_repo import GitCli, Resolver
+from services.indexer.adapters.git_repo import resolve_host as dns_resolve
 from services.indexer.adapters.grpc_sinks import GrpcGraphSink, GrpcSearchSink
 from services.indexer.adapters.sqlite_manifest import SqliteManifest, manifest_path_from_url
 from services.indexer.engine import EngineConfig, IndexerEngine
+from services.indexer.ports import GraphSink, Manifest, SearchSink
 from services.indexer.servicer import SERVICE_NAME, IndexerServicer
 from services.indexer.settings import IndexerSettings
+from services.indexer.watch import RepoWatcher
 from services.indexer.worker import warm_up
 
 
@@ -41,6 +49,26 @@ def build_parse_executor(kind: str, workers: int) -> Callable[[], Executor]:
     return lambda: ProcessPoolExecutor(workers, mp_context=context, initializer=warm_up)
 
 
+def indexer_engine(
+    manifest: Manifest,
+    search: SearchSink,
+    graph: GraphSink,
+    *,
+    config: EngineConfig | None = None,
+    resolve_host: Resolver = dns_resolve,
+    **options: Any,
+) -> IndexerEngine:
+    """An engine over working trees on disk, git for clones (held to `config`'s URL policy) and the file
+    watcher; `options` go to IndexerEngine as they are (parse, executor_factory, watch_debounce_ms, …)."""
+    config = config or EngineConfig()
+    git = GitCli(
+        config.git_protocols, allow_private_hosts=config.git_allow_private_hosts, resolve=resolve_host
+    )
+    return IndexerEngine(
+        manifest, search, graph, git=git, open_tree=FsTree, watcher=RepoWatcher, config=config, **options
+    )
+
+
 def engine_config(settings: IndexerSettings) -> EngineConfig:
     extra = tuple(p.strip() for p in settings.extra_ignores.split(",") if p.strip())
     return EngineConfig(
@@ -60,7 +88,7 @@ def bootstrap(settings: IndexerSettings) -> ServiceParts:
     manifest = build_manifest(settings.manifest_url, settings.data_dir)
     search_channel = open_channel(settings.search_addr, token=settings.service_token)
     graph_channel = open_channel(settings.graph_addr, token=settings.service_token)
-    engine = IndexerEngine(
+    engine = indexer_engine(
         manifest,
         GrpcSearchSink(search_channel, timeout=settings.send_timeout_s),
         GrpcGraphSink(graph_channel, timeout=settings.send_timeout_s),

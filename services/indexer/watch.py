@@ -19,7 +19,7 @@ from pathlib import Path
 import structlog
 import watchfiles
 
-from services.indexer.domain.scanner import RepoScanner
+from services.indexer.domain.scanner import TreeScanner
 
 log = structlog.get_logger("indexer.watch")
 
@@ -31,7 +31,7 @@ ReindexFn = Callable[[str], Awaitable[object]]
 class _RepoWatch:
     name: str
     root: Path
-    scanner: RepoScanner
+    scanner: TreeScanner
     stop: asyncio.Event = field(default_factory=asyncio.Event)
     wake: asyncio.Event = field(default_factory=asyncio.Event)
     pending: set[str] = field(default_factory=set)
@@ -47,7 +47,7 @@ class RepoWatcher:
         *,
         index_paths: IndexPathsFn,
         reindex: ReindexFn,
-        make_scanner: Callable[[Path], RepoScanner],
+        make_scanner: Callable[[Path], TreeScanner],
         debounce_ms: int = 300,
         max_batch_ms: int = 2000,
         force_polling: bool | None = None,

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import xxhash
 
-from services.indexer.domain.scanner import PathOutsideRepo, confine, content_skip_reason
+from services.indexer.adapters.fs_tree import confine
+from services.indexer.domain.scanner import PathOutsideRepo, content_skip_reason
 
 # (repo, path, source, language) → an object with .language, .chunks, .call_sites, .imports, .warnings
 ParseFn = Callable[[str, str, bytes], object]

@@ -16,6 +16,7 @@ import pytest
 
 from reporecall.indexer.v1 import indexer_pb2, indexer_pb2_grpc
 from services.indexer.adapters.sqlite_manifest import SqliteManifest
+from services.indexer.bootstrap import indexer_engine
 from services.indexer.engine import EngineConfig, IndexerEngine
 from services.indexer.servicer import IndexerServicer
 from services.indexer.tests.indexer_fakes import FakeGraph, FakeSearch, fake_parse, keep_imports, write
@@ -60,7 +61,7 @@ async def serve(engine: IndexerEngine) -> AsyncIterator[indexer_pb2_grpc.Indexer
 
 def make_engine(tmp_path: Path, **config: object) -> IndexerEngine:
     resolve = config.pop("resolve", fake_dns({}))
-    return IndexerEngine(
+    return indexer_engine(
         SqliteManifest(tmp_path / "manifest.db"),
         FakeSearch(),
         FakeGraph(),
@@ -150,7 +151,7 @@ async def test_the_service_defaults_refuse_any_working_tree(tmp_path: Path) -> N
 
     write(tmp_path / "etc-like", "passwd.py", "root = 0\n")
     config = engine_config(IndexerSettings(data_dir=tmp_path / "data"))
-    engine = IndexerEngine(SqliteManifest(tmp_path / "m.db"), FakeSearch(), FakeGraph(), config=config)
+    engine = indexer_engine(SqliteManifest(tmp_path / "m.db"), FakeSearch(), FakeGraph(), config=config)
     with pytest.raises(InvalidRepoPath, match="REPORECALL_REPO_ROOTS is empty"):
         await engine.register_repo(str(tmp_path / "etc-like"), "etc")
     assert await engine.list_repos() == []
@@ -224,7 +225,7 @@ _WALK = textwrap.dedent(
     """
     import resource, sys
     resource.setrlimit(resource.RLIMIT_AS, (2 << 30, 2 << 30))
-    from services.indexer.domain.scanner import RepoScanner
+    from services.indexer.adapters.fs_tree import RepoScanner
     from services.indexer.adapters.git_repo import read_branch, read_head, read_origin_url
     from pathlib import Path
     root = Path(sys.argv[1])
@@ -317,7 +318,7 @@ def _remove_deep(top: Path) -> None:
 
 
 async def test_a_repo_with_a_symlink_out_of_the_tree_is_not_watched(tmp_path: Path) -> None:
-    from services.indexer.domain.scanner import RepoScanner
+    from services.indexer.adapters.fs_tree import RepoScanner
     from services.indexer.watch import RepoWatcher
 
     inside, outside = tmp_path / "repo", tmp_path / "outside"

@@ -19,7 +19,14 @@ from urllib.parse import urlsplit
 
 import structlog
 
-from services.indexer.domain.scanner import read_regular_file
+from services.indexer.adapters.fs_tree import read_regular_file
+from services.indexer.domain.repos import (
+    DEFAULT_PROTOCOLS,
+    GIT_URL_REFUSED,
+    KNOWN_PROTOCOLS,
+    normalise_remote,
+)
+from services.indexer.ports import GitError, GitUrlRefused
 
 log = structlog.get_logger("indexer.git")
 
@@ -135,31 +142,6 @@ def _git_rev_parse(root: Path) -> str:
         return ""
     value = done.stdout.strip()
     return value if _SHA.match(value) else ""
-
-
-class GitError(Exception):
-    """A git command failed; the message is git's own last line (for the log, never for the client)."""
-
-
-class GitUrlRefused(Exception):
-    """A git URL is not allowed or could not be cloned. `detail` is for the log; clients get one uniform
-    message (`GIT_URL_REFUSED`) whatever the cause, so replies never tell an open port from a closed one."""
-
-    def __init__(self, detail: str) -> None:
-        super().__init__(detail)
-        self.detail = detail
-
-
-GIT_URL_REFUSED = (
-    "git_url: the repository could not be registered. Give an https:// or ssh:// (user@host:path) URL of "
-    "a repository this server can reach and read; file://, git://, local paths and hosts on loopback, "
-    "link-local or private addresses are refused unless an admin allows them "
-    "(REPORECALL_GIT_ALLOW_PROTOCOLS, REPORECALL_GIT_ALLOW_PRIVATE_HOSTS). The indexer log has the details."
-)
-
-# Protocols git may ever be allowed to use here; "ext" (runs a command) and the like never are.
-KNOWN_PROTOCOLS = frozenset({"https", "ssh", "http", "git", "file"})
-DEFAULT_PROTOCOLS = frozenset({"https", "ssh"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -316,3 +298,64 @@ def clone(url: str, dest: Path, protocols: Iterable[str] = DEFAULT_PROTOCOLS) ->
 def pull(root: Path, protocols: Iterable[str] = DEFAULT_PROTOCOLS) -> None:
     """Fast-forward the checked-out branch from its upstream."""
     _git(["pull", "--quiet", "--ff-only", "--no-recurse-submodules"], protocols, cwd=root)
+
+
+class GitCli:
+    """The `GitRepos` port: git (held to the allowed transports) for clones and pulls, the .git files for
+    HEAD, branch and origin; `check_url` applies the URL policy (protocols, private hosts)."""
+
+    def __init__(
+        self,
+        protocols: frozenset[str] = DEFAULT_PROTOCOLS,
+        *,
+        allow_private_hosts: bool = False,
+        resolve: Resolver = resolve_host,
+    ) -> None:
+        self.protocols = protocols
+        self.allow_private_hosts = allow_private_hosts
+        self._resolve = resolve
+
+    def check_url(self, url: str) -> None:
+        check_git_url(
+            url, protocols=self.protocols, allow_private_hosts=self.allow_private_hosts, resolve=self._resolve
+        )
+
+    def clone_or_pull(self, url: str, remote: str, dest: Path) -> None:
+        """Reuse a clone of the same remote; a leftover clone of another one is replaced."""
+        import shutil
+
+        if dest.is_dir() and normalise_remote(read_origin_url(dest)) == remote and remote:
+            pull(dest, self.protocols)
+            return
+        if dest.exists():
+            shutil.rmtree(dest)
+        clone(url, dest, self.protocols)
+
+    def pull(self, root: Path) -> None:
+        pull(root, self.protocols)
+
+    def origin_url(self, root: Path) -> str:
+        return read_origin_url(root)
+
+    def head(self, root: Path) -> str:
+        return read_head(root)
+
+    def branch(self, root: Path) -> str:
+        return read_branch(root)
+
+
+__all__ = [
+    "DEFAULT_PROTOCOLS",
+    "GIT_URL_REFUSED",
+    "KNOWN_PROTOCOLS",
+    "GitCli",
+    "GitError",
+    "GitUrlRefused",
+    "check_git_url",
+    "clone",
+    "pull",
+    "read_branch",
+    "read_head",
+    "read_origin_url",
+    "resolve_host",
+]

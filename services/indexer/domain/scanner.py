@@ -1,211 +1,62 @@
 """Which files of a repository get indexed: ignore rules, size cap, binary sniffing, symlink confinement.
 
-`RepoScanner.walk()` only stats files (cheap enough to run on every incremental run and for `status`);
-content checks (`content_skip_reason`: binary, generated) happen where the file is read anyway.
+`TreeScanner` decides; a `FileTree` (services/indexer/ports.py) does the file-system I/O, so every
+decision is testable over an in-memory tree (adapters/fs_tree.py is the one on disk, and its
+`RepoScanner` is a TreeScanner over a working tree).
 
-Precedence of ignore rules, strongest first: VCS folders (always ignored), then per folder from the
-deepest to the root `.reporecallignore` and `.gitignore` (a negation such as `!dist/` re-includes),
-then `.git/info/exclude`, then the built-in ignores. As in git, nothing below an ignored folder can
-be re-included. Paths are repo-relative POSIX strings throughout.
+`walk()` only stats files (cheap enough to run on every incremental run and for `status`); content
+checks (`content_skip_reason`: binary, generated) happen where the file is read anyway. The rules
+themselves live in domain/ignore_rules.py.
 """
 
 from __future__ import annotations
 
-import errno
-import os
-import stat
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
-from fnmatch import fnmatchcase
-from pathlib import Path, PurePosixPath
-from typing import Protocol
+from enum import Enum
+from pathlib import PurePosixPath
+from typing import TYPE_CHECKING
 
-from pathspec import GitIgnoreSpec
+from services.indexer.domain.ignore_rules import (
+    AGENT_CONFIG_FILES,
+    BUILTIN_IGNORES,
+    IGNORE_FILES,
+    MAX_IGNORE_FILE_BYTES,
+    NEVER_INDEXED_DIRS,
+    SNIFF_BYTES,
+    Rules,
+    builtin_rules,
+    content_skip_reason,
+    is_ignore_file,
+    is_ignored_by,
+    is_never_indexed,
+    name_problem,
+    with_lines,
+)
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from services.indexer.ports import FileTree
+
+__all__ = [
+    "BUILTIN_IGNORES",
+    "DEFAULT_MAX_FILE_BYTES",
+    "IGNORE_FILES",
+    "MAX_IGNORE_FILE_BYTES",
+    "EntryKind",
+    "PathOutsideRepo",
+    "ScannedFile",
+    "TreeEntry",
+    "TreeScanner",
+    "WalkReport",
+    "content_skip_reason",
+    "is_never_indexed",
+    "name_problem",
+]
 
 DEFAULT_MAX_FILE_BYTES = 1024 * 1024
-SNIFF_BYTES = 8192
-IGNORE_FILES = (".gitignore", ".reporecallignore")  # later wins within one folder
-# An ignore file larger than this is not read (a real one is a few KiB; this one is a mistake or an attack).
-MAX_IGNORE_FILE_BYTES = 256 * 1024
-
-# Never indexed, never re-includable: version-control internals.
-VCS_DIRS = frozenset({".git", ".hg", ".svn", ".bzr", "_darcs", ".jj", ".pijul", "CVS"})
-
-# Never indexed, never re-includable: agent and editor configuration. `reporecall init` writes
-# .claude/settings.json and .mcp.json (hook commands, server URLs); such files can hold tokens and
-# say nothing about the code, and serving them back to every teammate's agent would be a leak.
-AGENT_CONFIG_DIRS = frozenset(
-    {
-        ".claude",
-        ".cursor",
-        ".vscode",
-        ".idea",
-        ".codex",
-        ".windsurf",
-        ".continue",
-        ".aider",
-        ".zed",
-        ".fleet",
-        ".roo",
-        ".cline",
-        ".gemini",
-        ".amazonq",
-        ".junie",
-        ".kiro",
-        ".trae",
-    }
-)
-AGENT_CONFIG_FILES = frozenset(
-    {
-        ".mcp.json",
-        ".cursorrules",
-        ".windsurfrules",
-        ".clinerules",
-        ".roomodes",
-        ".aider.conf.yml",
-        ".aider.chat.history.md",
-        ".aider.input.history",
-        ".aiderignore",
-        ".cursorignore",
-        ".codeiumignore",
-    }
-)
-NEVER_INDEXED_DIRS = VCS_DIRS | AGENT_CONFIG_DIRS
-
-# gitignore syntax; the user's own ignore files may re-include any of these with `!pattern`.
-BUILTIN_IGNORES: tuple[str, ...] = (
-    # dependencies and vendored code
-    "node_modules/",
-    "bower_components/",
-    "jspm_packages/",
-    "vendor/",
-    ".yarn/",
-    ".pnpm-store/",
-    # virtualenvs and tool caches
-    ".venv/",
-    "venv/",
-    ".tox/",
-    ".nox/",
-    ".conda/",
-    "__pycache__/",
-    "*.py[cod]",
-    ".mypy_cache/",
-    ".pytest_cache/",
-    ".ruff_cache/",
-    ".hypothesis/",
-    ".ipynb_checkpoints/",
-    "*.egg-info/",
-    ".eggs/",
-    ".gradle/",
-    ".cache/",
-    ".terraform/",
-    ".DS_Store",
-    # build output
-    "build/",
-    "dist/",
-    "target/",
-    "out/",
-    "_build/",
-    ".next/",
-    ".nuxt/",
-    ".output/",
-    ".svelte-kit/",
-    ".parcel-cache/",
-    ".turbo/",
-    ".angular/",
-    "coverage/",
-    "htmlcov/",
-    ".dart_tool/",
-    "bazel-*/",
-    "*.o",
-    "*.a",
-    "*.so",
-    "*.dylib",
-    "*.dll",
-    "*.exe",
-    "*.class",
-    "*.jar",
-    "*.wasm",
-    "*.pyd",
-    # lockfiles
-    "package-lock.json",
-    "npm-shrinkwrap.json",
-    "yarn.lock",
-    "pnpm-lock.yaml",
-    "bun.lockb",
-    "Cargo.lock",
-    "poetry.lock",
-    "Pipfile.lock",
-    "uv.lock",
-    "pdm.lock",
-    "composer.lock",
-    "Gemfile.lock",
-    "go.sum",
-    "mix.lock",
-    "flake.lock",
-    "Podfile.lock",
-    "pubspec.lock",
-    "packages.lock.json",
-    "*.lock",
-    # minified, bundled and generated
-    "*.min.js",
-    "*.min.mjs",
-    "*.min.css",
-    "*.map",
-    "*.bundle.js",
-    "*-bundle.js",
-    "*.chunk.js",
-    "*_pb2.py",
-    "*_pb2.pyi",
-    "*_pb2_grpc.py",
-    "*.pb.go",
-    "*.pb.gw.go",
-    "*.pb.cc",
-    "*.pb.h",
-    "*_pb.js",
-    "*_pb.d.ts",
-    "*_grpc_pb.js",
-    "*.g.dart",
-    "*.freezed.dart",
-    "*.designer.cs",
-    "*_generated.go",
-    # binary assets and archives (sniffing would drop them too, this saves the read)
-    "*.png",
-    "*.jpg",
-    "*.jpeg",
-    "*.gif",
-    "*.bmp",
-    "*.ico",
-    "*.webp",
-    "*.pdf",
-    "*.zip",
-    "*.gz",
-    "*.tgz",
-    "*.bz2",
-    "*.xz",
-    "*.7z",
-    "*.tar",
-    "*.woff",
-    "*.woff2",
-    "*.ttf",
-    "*.otf",
-    "*.eot",
-    "*.mp3",
-    "*.mp4",
-    "*.mov",
-    "*.sqlite",
-    "*.db",
-    "*.parquet",
-    "*.onnx",
-    "*.pt",
-    "*.bin",
-    "*.npy",
-)
-
-# A marker near the top of a file meaning "written by a tool, do not edit" (Go's convention and others).
-_GENERATED_MARKERS = (b"Code generated", b"@generated", b"DO NOT EDIT", b"<auto-generated")
-_GENERATED_HEAD_BYTES = 1024
 
 
 @dataclass(slots=True)
@@ -225,61 +76,6 @@ class WalkReport:
         return sum(self.skipped.values())
 
 
-def name_problem(name: str) -> str | None:
-    """Why a file or folder name cannot be indexed, or None.
-
-    Names that are not valid UTF-8 (they arrive as lone surrogates) cannot be stored or sent as text, and
-    control characters (a newline, say) would let a file name forge lines of the context block.
-    """
-    if any(0xD800 <= ord(c) <= 0xDFFF for c in name):
-        return "name is not valid UTF-8"
-    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in name):
-        return "name contains control characters"
-    return None
-
-
-def is_never_indexed(rel_path: str) -> bool:
-    """True for version-control internals and agent/editor configuration, whatever the ignore files say."""
-    parts = PurePosixPath(rel_path).parts
-    if not parts:
-        return False
-    return parts[-1] in AGENT_CONFIG_FILES or any(part in NEVER_INDEXED_DIRS for part in parts)
-
-
-def read_regular_file(path: Path | str, limit: int, *, follow_symlinks: bool = True) -> bytes | None:
-    """The bytes of `path` when it is a regular file of at most `limit` bytes, else None.
-
-    Opened non-blocking (a FIFO must not hang the caller) and checked on the open descriptor, so a file
-    swapped for a FIFO, a device (/dev/zero) or something huge after a stat is still refused; the read
-    itself stops at `limit` + 1 bytes. Without `follow_symlinks`, a symlink is refused too.
-    """
-    flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
-    if not follow_symlinks:
-        flags |= getattr(os, "O_NOFOLLOW", 0)
-    try:
-        fd = os.open(path, flags)
-    except (OSError, ValueError):
-        return None
-    try:
-        st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
-            return None
-        chunks: list[bytes] = []
-        remaining = limit + 1
-        while remaining > 0:
-            chunk = os.read(fd, min(remaining, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            remaining -= len(chunk)
-        data = b"".join(chunks)
-        return None if len(data) > limit else data
-    except OSError:
-        return None
-    finally:
-        os.close(fd)
-
-
 @dataclass(frozen=True, slots=True)
 class ScannedFile:
     """A candidate file: repo-relative POSIX path, modification time (ns) and size in bytes."""
@@ -293,138 +89,48 @@ class PathOutsideRepo(ValueError):
     """A client-supplied path is absolute outside the root, escapes it with `..`, or is not a path."""
 
 
-def content_skip_reason(head: bytes) -> str | None:
-    """Why a file whose first bytes are `head` is not indexed ("binary", "generated"), or None."""
-    if b"\x00" in head[:SNIFF_BYTES]:
-        return "binary"
-    top = head[:_GENERATED_HEAD_BYTES]
-    if any(marker in top for marker in _GENERATED_MARKERS):
-        return "generated"
-    return None
+class EntryKind(Enum):
+    FILE = "file"  # a regular file
+    DIR = "dir"
+    OTHER = "other"  # FIFO, device, socket
+    MISSING = "missing"  # could not be stat'ed (dangling symlink, vanished, permission denied)
 
 
-def confine(root: Path, user_path: str) -> str:
-    """The repo-relative POSIX form of `user_path` (relative to `root`, or absolute inside it).
+@dataclass(frozen=True, slots=True)
+class TreeEntry:
+    """One name in a folder (or one path), as a FileTree saw it; symlinks are followed."""
 
-    Raises PathOutsideRepo for anything that would leave the root, symlinks included: the check is made
-    on the resolved path, so `link-to-etc/passwd` is refused as firmly as `../../etc/passwd`.
-    """
-    if not user_path or "\x00" in user_path:
-        raise PathOutsideRepo(f"path {user_path!r} is empty or contains NUL")
-    root = root.resolve()
-    candidate = Path(user_path)
-    if not candidate.is_absolute():
-        candidate = root / candidate
-    lexical = Path(os.path.normpath(candidate))
-    if not _is_within(lexical, root):
-        raise PathOutsideRepo(f"path {user_path!r} is outside the repository root {root}")
-    # A missing file cannot be resolved further than its deepest existing parent; that is enough.
-    resolved = lexical.resolve()
-    if not _is_within(resolved, root):
-        raise PathOutsideRepo(f"path {user_path!r} leads outside the repository root {root} via a symlink")
-    rel = lexical.relative_to(root).as_posix()
-    return "" if rel == "." else rel
+    name: str
+    kind: EntryKind
+    mtime_ns: int = 0
+    size: int = 0
+    key: tuple[int, int] = (0, 0)  # identity (device, inode): a folder reached twice is walked once
+    escapes: bool = False  # reached through a symlink whose target lies outside the root
+    problem: str = ""  # for MISSING: a reason the walk reports (e.g. a path too long), "" for none
 
 
-def _is_within(path: Path, root: Path) -> bool:
-    return path == root or root in path.parents
-
-
-class _Matcher(Protocol):
-    def decide(self, local_path: str, is_dir: bool) -> bool | None: ...
-
-
-class _SpecMatcher:
-    """Lines of one or more ignore files, with gitignore semantics (pathspec)."""
-
-    __slots__ = ("spec",)
-
-    def __init__(self, lines: Iterable[str]) -> None:
-        self.spec = GitIgnoreSpec.from_lines(lines, backend="simple")
-
-    def decide(self, local_path: str, is_dir: bool) -> bool | None:
-        include = self.spec.check_file(local_path + "/" if is_dir else local_path).include
-        return None if include is None else bool(include)
-
-
-class _NameMatcher:
-    """Name-only patterns (no "/" inside, no negation) by set lookups and suffix tests, not regexes.
-
-    The built-ins are checked for every file and folder, so this is ~50x cheaper than a pathspec.
-    """
-
-    def __init__(self, patterns: Iterable[str]) -> None:
-        self.dir_names: set[str] = set()
-        self.names: set[str] = set()
-        self.dir_globs: list[str] = []
-        self.globs: list[str] = []
-        suffixes: list[str] = []
-        for pattern in patterns:
-            name = pattern.rstrip("/")
-            dir_only = pattern.endswith("/")
-            if "/" in name or name.startswith("!"):
-                raise ValueError(f"built-in ignore {pattern!r} must be a plain name pattern")
-            if not any(c in name for c in "*?["):
-                (self.dir_names if dir_only else self.names).add(name)
-            elif not dir_only and name.startswith("*") and not any(c in name[1:] for c in "*?["):
-                suffixes.append(name[1:])
-            else:
-                (self.dir_globs if dir_only else self.globs).append(name)
-        self.suffixes = tuple(suffixes)
-
-    def decide(self, local_path: str, is_dir: bool) -> bool | None:
-        name = local_path.rpartition("/")[2]
-        if name in self.names or name.endswith(self.suffixes):
-            return True
-        if any(fnmatchcase(name, glob) for glob in self.globs):
-            return True
-        if is_dir and (name in self.dir_names or any(fnmatchcase(name, g) for g in self.dir_globs)):
-            return True
-        return None
-
-
-class _Rules:
-    """The ignore matchers that apply inside one folder, deepest first."""
-
-    __slots__ = ("base", "matcher", "parent")
-
-    def __init__(self, base: str, matcher: _Matcher, parent: _Rules | None) -> None:
-        self.base = base  # folder of the ignore file(s), repo-relative, "" for the root
-        self.matcher = matcher
-        self.parent = parent
-
-    def decision(self, rel_path: str, is_dir: bool) -> bool | None:
-        """True = ignored, False = re-included, None = no rule speaks about the path."""
-        rules: _Rules | None = self
-        while rules is not None:
-            local = rel_path[len(rules.base) + 1 :] if rules.base else rel_path
-            result = rules.matcher.decide(local, is_dir)
-            if result is not None:
-                return result
-            rules = rules.parent
-        return None
-
-
-class RepoScanner:
+class TreeScanner:
     """Applies one repository's ignore rules; walks it or judges single paths (for watch and index_paths)."""
 
     def __init__(
         self,
-        root: Path | str,
+        tree: FileTree,
         *,
         max_file_bytes: int = DEFAULT_MAX_FILE_BYTES,
         extra_ignores: Iterable[str] = (),
         accept: Callable[[str], bool] | None = None,
     ) -> None:
-        self.root = Path(root).resolve()
+        self.tree = tree
         self.max_file_bytes = max_file_bytes
         # Final say on a path that passed the ignore rules, e.g. "a language we can index".
         self._accept = accept
-        builtin = _Rules("", _NameMatcher(BUILTIN_IGNORES), None)
-        extra = list(extra_ignores)
-        self._builtin = _Rules("", _SpecMatcher(extra), builtin) if extra else builtin
-        self._rules_cache: dict[str, _Rules] = {}
+        self._builtin = builtin_rules(extra_ignores)
+        self._rules_cache: dict[str, Rules] = {}
         self.last_walk = WalkReport()
+
+    @property
+    def root(self) -> Path:
+        return self.tree.root
 
     # -- walking -----------------------------------------------------------------------------------
 
@@ -442,16 +148,13 @@ class RepoScanner:
         rules = self._rules_inside(under)
         if rules is None:
             return
-        start = self.root / under if under else self.root
-        try:
-            if not start.is_dir() or not _is_within(start.resolve(), self.root):
-                return
-            visited = {self._dir_key(start)}
-        except (OSError, RuntimeError):
+        start = self.tree.dir_key(under)
+        if start is None:
             return
+        visited = {start}
         # Depth-first, folders in name order: the same order the recursive walk had.
-        stack: list[Iterator[ScannedFile | tuple[Path, str, _Rules]]] = [
-            self._dir_entries(start, under, rules, visited, sniff)
+        stack: list[Iterator[ScannedFile | tuple[str, Rules]]] = [
+            self._dir_entries(under, rules, visited, sniff)
         ]
         while stack:
             item = next(stack[-1], None)
@@ -463,13 +166,12 @@ class RepoScanner:
                 stack.append(self._dir_entries(*item, visited, sniff))
 
     def _dir_entries(
-        self, abs_dir: Path, rel_dir: str, rules: _Rules, visited: set[tuple[int, int]], sniff: bool
-    ) -> Iterator[ScannedFile | tuple[Path, str, _Rules]]:
-        """The files of one folder, and its sub-folders to walk as (absolute, relative, rules)."""
+        self, rel_dir: str, rules: Rules, visited: set[tuple[int, int]], sniff: bool
+    ) -> Iterator[ScannedFile | tuple[str, Rules]]:
+        """The files of one folder, and its sub-folders to walk as (relative path, rules)."""
         report = self.last_walk
         try:
-            with os.scandir(abs_dir) as it:
-                entries = sorted(it, key=lambda e: e.name)
+            entries = self.tree.list_dir(rel_dir)
         except OSError as exc:
             if rel_dir:  # the root itself vanishing is not a skipped folder
                 report.add(f"folder unreadable ({exc.strerror or exc})", rel_dir)
@@ -482,33 +184,29 @@ class RepoScanner:
                 continue
             if entry.name in AGENT_CONFIG_FILES:
                 continue
-            try:
-                is_link = entry.is_symlink()
-                st = os.stat(entry.path) if is_link else entry.stat(follow_symlinks=False)
-            except OSError as exc:
-                if exc.errno == errno.ENAMETOOLONG:
-                    report.add("path too long for the operating system", rel)
-                continue  # dangling symlink, vanished file, permission denied
-            if is_link and not _is_within(Path(os.path.realpath(entry.path)), self.root):
+            if entry.kind is EntryKind.MISSING:
+                if entry.problem:
+                    report.add(entry.problem, rel)
                 continue
-            if stat.S_ISDIR(st.st_mode):
-                if entry.name in NEVER_INDEXED_DIRS or self._ignored_by(rules, rel, is_dir=True):
+            if entry.escapes:
+                continue
+            if entry.kind is EntryKind.DIR:
+                if entry.name in NEVER_INDEXED_DIRS or is_ignored_by(rules, rel, is_dir=True):
                     continue
-                if self._is_virtualenv(entry.path):
+                if self.tree.is_virtualenv(rel):
                     continue
-                key = (st.st_dev, st.st_ino)
-                if key in visited:  # a symlink back to an ancestor or a second way into a folder
+                if entry.key in visited:  # a symlink back to an ancestor or a second way into a folder
                     continue
-                visited.add(key)
-                yield (Path(entry.path), rel, self._folder_rules(rel, rules, inside=True))
-            elif stat.S_ISREG(st.st_mode):
-                if st.st_size > self.max_file_bytes or self._ignored_by(rules, rel, is_dir=False):
+                visited.add(entry.key)
+                yield (rel, self._folder_rules(rel, rules, inside=True))
+            elif entry.kind is EntryKind.FILE:
+                if entry.size > self.max_file_bytes or is_ignored_by(rules, rel, is_dir=False):
                     continue
                 if self._accept is not None and not self._accept(rel):
                     continue
                 if sniff and self.sniff(rel) is not None:
                     continue
-                yield ScannedFile(rel, st.st_mtime_ns, st.st_size)
+                yield ScannedFile(rel, entry.mtime_ns, entry.size)
 
     # -- single paths ------------------------------------------------------------------------------
 
@@ -526,20 +224,18 @@ class RepoScanner:
         if name_problem(rel_path) is not None:
             return "unsupported file name"
         rules = self._rules_inside("" if parent == "." else parent)
-        if rules is None or self._ignored_by(rules, rel_path, is_dir=False):
+        if rules is None or is_ignored_by(rules, rel_path, is_dir=False):
             return "ignored"
         if self._accept is not None and not self._accept(rel_path):
             return "unsupported file type"
-        abs_path = self.root / rel_path
-        try:
-            st = abs_path.stat()
-        except OSError:
+        entry = self.tree.entry(rel_path)
+        if entry is None:
             return "missing"
-        if not _is_within(abs_path.resolve(), self.root):
+        if entry.escapes:
             return "outside repository"
-        if not stat.S_ISREG(st.st_mode):
+        if entry.kind is not EntryKind.FILE:
             return "not a file"
-        if st.st_size > self.max_file_bytes:
+        if entry.size > self.max_file_bytes:
             return "too large"
         return None
 
@@ -556,41 +252,26 @@ class RepoScanner:
         """The scanned form of one file, or None when it is missing or not indexable by path rules."""
         if self.skip_reason(rel_path) is not None:
             return None
-        try:
-            st = (self.root / rel_path).stat()
-        except OSError:
+        entry = self.tree.entry(rel_path)
+        if entry is None:
             return None
-        return ScannedFile(rel_path, st.st_mtime_ns, st.st_size)
+        return ScannedFile(rel_path, entry.mtime_ns, entry.size)
 
     def sniff(self, rel_path: str) -> str | None:
         """`content_skip_reason` of the file's first bytes; "missing" when it cannot be read."""
-        abs_path = self.root / rel_path
-        flags = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0)
-        try:
-            if not _is_within(abs_path.resolve(), self.root):
-                return "missing"
-            fd = os.open(abs_path, flags)
-        except (OSError, RuntimeError):
-            return "missing"
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                return "missing"
-            return content_skip_reason(os.read(fd, SNIFF_BYTES))
-        except OSError:
-            return "missing"
-        finally:
-            os.close(fd)
+        head = self.tree.read_head(rel_path, SNIFF_BYTES)
+        return "missing" if head is None else content_skip_reason(head)
 
     def rules_changed(self, rel_path: str) -> bool:
         """True for an ignore file; callers then forget cached rules (`reload()`) and rescan."""
-        return PurePosixPath(rel_path).name in IGNORE_FILES
+        return is_ignore_file(rel_path)
 
     def reload(self) -> None:
         self._rules_cache.clear()
 
     # -- rules -------------------------------------------------------------------------------------
 
-    def _rules_inside(self, rel_dir: str) -> _Rules | None:
+    def _rules_inside(self, rel_dir: str) -> Rules | None:
         """The rules in force inside folder `rel_dir`, or None when the folder itself is ignored."""
         rules = self._folder_rules("", self._base_rules())
         if not rel_dir:
@@ -598,71 +279,28 @@ class RepoScanner:
         parts = PurePosixPath(rel_dir).parts
         for depth in range(len(parts)):
             folder = "/".join(parts[: depth + 1])
-            if parts[depth] in NEVER_INDEXED_DIRS or self._ignored_by(rules, folder, is_dir=True):
+            if parts[depth] in NEVER_INDEXED_DIRS or is_ignored_by(rules, folder, is_dir=True):
                 return None
-            if self._is_virtualenv(str(self.root / folder)):
+            if self.tree.is_virtualenv(folder):
                 return None
             rules = self._folder_rules(folder, rules)
         return rules
 
-    def _base_rules(self) -> _Rules:
-        git = self.root / ".git"
+    def _base_rules(self) -> Rules:
         # Only a real .git folder of this tree (a symlinked .git could point anywhere).
-        lines = _read_lines(git / "info" / "exclude") if git.is_dir() and not git.is_symlink() else []
-        return _Rules("", _SpecMatcher(lines), self._builtin) if lines else self._builtin
+        lines = self.tree.read_ignore_file(".git/info/exclude") if self.tree.is_real_dir(".git") else []
+        return with_lines("", lines, self._builtin)
 
-    def _folder_rules(self, rel_dir: str, parent: _Rules, *, inside: bool = False) -> _Rules:
+    def _folder_rules(self, rel_dir: str, parent: Rules, *, inside: bool = False) -> Rules:
         """`inside`: the walk already confined the folder (resolving it again per folder is quadratic)."""
         cached = self._rules_cache.get(rel_dir)
         if cached is not None:
             return cached
         lines: list[str] = []
-        folder = self.root / rel_dir if rel_dir else self.root
         # A folder reached through a symlink that leaves the tree contributes no rules from outside it.
-        if inside or not rel_dir or _is_within(Path(os.path.realpath(folder)), self.root):
+        if inside or not rel_dir or self.tree.is_within(rel_dir):
             for name in IGNORE_FILES:
-                lines.extend(_read_lines(folder / name))
-        rules = _Rules(rel_dir, _SpecMatcher(lines), parent) if lines else parent
+                lines.extend(self.tree.read_ignore_file(f"{rel_dir}/{name}" if rel_dir else name))
+        rules = with_lines(rel_dir, lines, parent)
         self._rules_cache[rel_dir] = rules
         return rules
-
-    @staticmethod
-    def _ignored_by(rules: _Rules, rel_path: str, *, is_dir: bool) -> bool:
-        return rules.decision(rel_path, is_dir) is True
-
-    @staticmethod
-    def _is_virtualenv(abs_dir: str) -> bool:
-        # Virtualenvs carry this marker whatever they are called (env/, .env311/, …).
-        return os.path.isfile(os.path.join(abs_dir, "pyvenv.cfg"))
-
-    @staticmethod
-    def _dir_key(path: Path) -> tuple[int, int]:
-        st = path.stat()
-        return (st.st_dev, st.st_ino)
-
-
-def _read_lines(path: Path) -> list[str]:
-    """Lines of an ignore file: only a regular file (no symlink, FIFO or device) of a sane size."""
-    data = read_regular_file(path, MAX_IGNORE_FILE_BYTES, follow_symlinks=False)
-    if data is None:
-        if os.path.lexists(path):
-            _log_unread_ignore_file(path)
-        return []
-    return data.decode("utf-8", errors="replace").splitlines()
-
-
-_UNREAD_LOGGED: set[str] = set()
-
-
-def _log_unread_ignore_file(path: Path) -> None:
-    """Once per path and process: status walks re-read ignore files every few seconds."""
-    if str(path) in _UNREAD_LOGGED or len(_UNREAD_LOGGED) > 10_000:
-        return
-    _UNREAD_LOGGED.add(str(path))
-    import structlog
-
-    structlog.get_logger("indexer.scanner").warning(
-        "scan.ignore_file_unread",
-        path=str(path),
-        reason=f"not a regular file of at most {MAX_IGNORE_FILE_BYTES} bytes (symlink, FIFO, device or too large)",
-    )

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from kit.domain import CallSite, Chunk, ChunkKind, Import, Symbol
 from services.indexer.adapters.sqlite_manifest import SqliteManifest
+from services.indexer.bootstrap import indexer_engine
 from services.indexer.engine import EngineConfig, IndexerEngine
 from services.indexer.ports import SinkUnavailable
 
@@ -255,7 +256,7 @@ async def make_rig(
         "progress_interval_seconds": 0.01,
     }
     defaults.update(config)
-    engine = IndexerEngine(
+    engine = indexer_engine(
         manifest,
         search,
         graph,

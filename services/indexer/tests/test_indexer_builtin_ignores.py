@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from services.indexer.domain.scanner import RepoScanner, is_never_indexed
+from services.indexer.adapters.fs_tree import RepoScanner
+from services.indexer.domain.scanner import is_never_indexed
 from services.indexer.tests.indexer_fakes import write
 
 AGENT_FILES = [

@@ -358,7 +358,7 @@ async def test_status_reports_counts_commits_and_dirty_files(rig: Rig) -> None:
 async def test_concurrent_status_calls_share_one_walk_of_the_tree(
     rig: Rig, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import services.indexer.engine as engine_module
+    import services.indexer.engine.status as engine_module
 
     walks = []
     walk = engine_module._walk_list
@@ -466,8 +466,8 @@ async def test_real_parser_in_a_pool_sends_chunks_calls_and_resolved_imports(
     tmp_path: Path, executor: str
 ) -> None:
     from services.indexer.adapters.sqlite_manifest import SqliteManifest
-    from services.indexer.bootstrap import build_parse_executor
-    from services.indexer.engine import EngineConfig, IndexerEngine
+    from services.indexer.bootstrap import build_parse_executor, indexer_engine
+    from services.indexer.engine import EngineConfig
 
     root = tmp_path / "repo"
     write(root, "app/__init__.py", "")
@@ -477,7 +477,7 @@ async def test_real_parser_in_a_pool_sends_chunks_calls_and_resolved_imports(
     write(root, "web/lib.ts", "export function f(): number { return 1; }\n")
     write(root, "README.md", "# Demo\n\nSome words.\n")
     search, graph = FakeSearch(), FakeGraph()
-    engine = IndexerEngine(
+    engine = indexer_engine(
         SqliteManifest(tmp_path / "m.db"),
         search,
         graph,
@@ -502,13 +502,14 @@ async def test_real_parser_in_a_pool_sends_chunks_calls_and_resolved_imports(
 
 async def test_registration_is_confined_to_the_configured_repo_roots(tmp_path: Path) -> None:
     from services.indexer.adapters.sqlite_manifest import SqliteManifest
+    from services.indexer.bootstrap import indexer_engine
     from services.indexer.domain.model import InvalidRepoPath
-    from services.indexer.engine import EngineConfig, IndexerEngine
+    from services.indexer.engine import EngineConfig
 
     allowed, elsewhere = tmp_path / "repos", tmp_path / "secrets"
     (allowed / "shop").mkdir(parents=True)
     elsewhere.mkdir()
-    engine = IndexerEngine(
+    engine = indexer_engine(
         SqliteManifest(tmp_path / "m.db"),
         FakeSearch(),
         FakeGraph(),

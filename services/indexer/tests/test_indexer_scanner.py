@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from services.indexer.domain.scanner import PathOutsideRepo, RepoScanner, confine, content_skip_reason
+from services.indexer.adapters.fs_tree import RepoScanner, confine
+from services.indexer.domain.scanner import PathOutsideRepo, content_skip_reason
 
 
 def write(root: Path, rel: str, data: str | bytes = "x = 1\n") -> Path:

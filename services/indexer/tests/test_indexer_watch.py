@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from services.indexer.domain.scanner import RepoScanner
+from services.indexer.adapters.fs_tree import RepoScanner
 from services.indexer.tests.indexer_fakes import make_repo, make_rig, write
 from services.indexer.watch import RepoWatcher
 
