@@ -64,13 +64,17 @@ def main(argv: list[str] | None = None) -> int:
         args.json.with_suffix(".md").write_text(render_markdown(json.loads(args.json.read_text())))
         return 0
     if args.command == "check":
-        from bench.sets import SETS_DIR, load_set, problems
+        from bench.sets import SETS_DIR, load_set, load_shared_sets, problems
 
         corpora, failed = load_corpora(), False
         for name, corpus in corpora.items():
             found = problems(load_set(SETS_DIR / f"{name}.yaml"), fetch(corpus))
             failed |= bool(found)
             print(f"{name}: {'ok' if not found else chr(10).join(found)}")
+        for name, shared in load_shared_sets().items():
+            found = problems(shared, None)
+            failed |= bool(found)
+            print(f"{name} (shared, every corpus): {'ok' if not found else chr(10).join(found)}")
         return 1 if failed else 0
     if args.command == "hook":
         from bench.bench_index import DEFAULT_PACKAGE, fetch_package

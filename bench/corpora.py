@@ -1,4 +1,5 @@
-"""Pinned benchmark corpora: fetch with pip/npm, verify sha256, unpack into bench/corpora/."""
+"""Pinned benchmark corpora: fetch with pip/npm (crates and Go modules over HTTPS from their registries),
+verify sha256, unpack into bench/corpora/."""
 
 from __future__ import annotations
 
@@ -8,6 +9,8 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import urllib.request
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -17,13 +20,17 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 CORPORA_DIR = BENCH / "corpora"
 SELF = "self"
+# crates.io serves crate archives from its CDN (what `https://crates.io/api/v1/crates/<n>/<v>/download`
+# redirects to); the Go module proxy serves module zips under the escaped module path.
+CRATES_URL = "https://static.crates.io/crates/{package}/{package}-{version}.crate"
+GOPROXY_URL = "https://proxy.golang.org/{module}/@v/{version}.zip"
 
 
 @dataclass(frozen=True)
 class Corpus:
     name: str
     language: str
-    registry: str  # pypi | npm | self
+    registry: str  # pypi | npm | crates | goproxy | self
     package: str = ""
     version: str = ""
     archive: str = ""
@@ -57,7 +64,31 @@ def sha256_of(path: Path) -> str:
     return digest.hexdigest()
 
 
+def escape_module_path(module: str) -> str:
+    """The Go module proxy's case encoding: every upper-case letter becomes `!` + its lower case."""
+    return "".join(f"!{c.lower()}" if c.isupper() else c for c in module)
+
+
+def archive_url(corpus: Corpus) -> str:
+    """The HTTPS address of a corpus archive on the registries fetched without a client of their own."""
+    if corpus.registry == "crates":
+        return CRATES_URL.format(package=corpus.package, version=corpus.version)
+    if corpus.registry == "goproxy":
+        return GOPROXY_URL.format(module=escape_module_path(corpus.package), version=corpus.version)
+    raise ValueError(f"corpus {corpus.name}: registry {corpus.registry!r} is not fetched over plain HTTPS")
+
+
+def _http_download(corpus: Corpus, into: Path) -> Path:
+    archive = into / corpus.archive
+    request = urllib.request.Request(archive_url(corpus), headers={"User-Agent": "reporecall-bench"})
+    with urllib.request.urlopen(request, timeout=120) as response, archive.open("wb") as out:
+        shutil.copyfileobj(response, out)
+    return archive
+
+
 def _download(corpus: Corpus, into: Path) -> Path:
+    if corpus.registry in ("crates", "goproxy"):
+        return _http_download(corpus, into)
     if corpus.registry == "pypi":
         command = [
             sys.executable,
@@ -106,7 +137,21 @@ def fetch(corpus: Corpus, say: object = print) -> Path:
         raise ValueError(f"corpus {corpus.name}: sha256 {actual} != pinned {corpus.sha256}; archive removed")
     staging = corpus.unpacked.with_suffix(".partial")
     shutil.rmtree(staging, ignore_errors=True)
-    with tarfile.open(archive) as tar:
-        tar.extractall(staging, filter="data")
+    unpack(archive, staging)
     staging.rename(corpus.unpacked)
     return corpus.path
+
+
+def unpack(archive: Path, into: Path) -> None:
+    """Extract a .tar.gz/.tgz/.crate or .zip archive; refuses members that would land outside `into`."""
+    if zipfile.is_zipfile(archive):
+        target = into.resolve()
+        with zipfile.ZipFile(archive) as zipped:
+            for member in zipped.namelist():
+                destination = (target / member).resolve()
+                if not destination.is_relative_to(target):
+                    raise ValueError(f"{archive.name}: member {member!r} would unpack outside {into}")
+            zipped.extractall(into)
+        return
+    with tarfile.open(archive) as tar:
+        tar.extractall(into, filter="data")

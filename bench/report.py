@@ -59,6 +59,11 @@ def render_markdown(results: dict[str, Any]) -> str:
             f"- symbol NDCG@10 gain over {BASELINE}: {gain:+.3f} (target +{TARGET_NDCG_GAIN}: "
             f"{_ok(gain >= TARGET_NDCG_GAIN)})",
             _skip_line(routing),
+            *(
+                ["- shared off-topic set: " + _skip_line(corpus["routing_shared"])[2:]]
+                if "routing_shared" in corpus
+                else []
+            ),
             _route_line(corpus),
             _hook_line(corpus),
         ]

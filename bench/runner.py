@@ -22,6 +22,7 @@ import httpx
 from bench import speed
 from bench.baselines import BaselineIndex, build_baselines
 from bench.corpora import ROOT, SELF, Corpus, fetch, load_corpora
+from bench.offtopic import shared_prompts, shared_routing
 from bench.report import render_markdown
 from bench.scoring import (
     QueryScores,
@@ -229,6 +230,9 @@ def run_corpus(
         "false_skips": [p.id for p in code if explained[p.id]["route"] == "skip"],
         "missed_skips": [p.id for p in prompts if p.should_skip and explained[p.id]["route"] != "skip"],
     }
+    result["routing_shared"] = shared_routing(
+        lambda text: str(gateway.explain(text, corpus.name, str(root))["route"]), shared_prompts(quick)
+    )
     tokens = [explained[p.id]["tokens"] for p in code]
     result["injected_tokens"] = {
         "mean": round(statistics.fmean(tokens), 1) if tokens else 0.0,

@@ -8,6 +8,10 @@
         gold:                     # empty for skip prompts
           - {file: src/internal/operators/switchMap.ts, symbol: switchMap, grade: 3}
 
+A shared set (`corpus: "*"`, e.g. sets/offtopic.yaml) is corpus-independent: it runs against every corpus
+and only checks routing. Its prompts are `skip` (must get no context) or `code` (about whatever repo is
+open, must not be skipped; no gold). `load_sets` returns the per-corpus sets, `load_shared_sets` the shared.
+
 Gold spans (start/end lines) are not written by hand: `resolve_spans` reads them from the pinned
 corpus with the indexer's own parser, and `validate` reports every gold entry it cannot find.
 """
@@ -23,6 +27,9 @@ from bench.scoring import Gold, names_match
 
 SETS_DIR = Path(__file__).resolve().parent / "sets"
 CATEGORIES = ("lookup", "flow", "bug", "architecture", "skip")
+SHARED = "*"  # the corpus of a shared set: it runs against every corpus
+CODE = "code"  # a shared set's prompt about the open repo's code: must not be skipped, has no gold
+SHARED_CATEGORIES = ("skip", CODE)
 
 
 @dataclass(frozen=True)
@@ -37,6 +44,10 @@ class Prompt:
     def should_skip(self) -> bool:
         return self.category == "skip"
 
+    @property
+    def shared(self) -> bool:
+        return self.corpus == SHARED
+
 
 def load_set(path: Path) -> list[Prompt]:
     data = yaml.safe_load(path.read_text())
@@ -50,8 +61,22 @@ def load_set(path: Path) -> list[Prompt]:
     return prompts
 
 
-def load_sets(directory: Path = SETS_DIR) -> dict[str, list[Prompt]]:
+def _all_sets(directory: Path) -> dict[str, list[Prompt]]:
     return {p.stem: load_set(p) for p in sorted(directory.glob("*.yaml"))}
+
+
+def _is_shared(prompts: list[Prompt]) -> bool:
+    return bool(prompts) and prompts[0].shared
+
+
+def load_sets(directory: Path = SETS_DIR) -> dict[str, list[Prompt]]:
+    """The per-corpus sets, by corpus name (the shared sets are left out)."""
+    return {name: ps for name, ps in _all_sets(directory).items() if not _is_shared(ps)}
+
+
+def load_shared_sets(directory: Path = SETS_DIR) -> dict[str, list[Prompt]]:
+    """The corpus-independent sets (`corpus: "*"`), by file stem."""
+    return {name: ps for name, ps in _all_sets(directory).items() if _is_shared(ps)}
 
 
 @dataclass(frozen=True)
@@ -78,13 +103,21 @@ def find_definition(defs: list[Definition], symbol: str) -> Definition | None:
     return suffix[0] if len({d.qualified_name for d in suffix}) == 1 else None
 
 
-def problems(prompts: list[Prompt], root: Path) -> list[str]:
-    """Everything wrong with a set against its corpus: schema, missing files, missing definitions."""
+def problems(prompts: list[Prompt], root: Path | None) -> list[str]:
+    """Everything wrong with a set against its corpus: schema, missing files, missing definitions.
+
+    A shared set has no corpus (`root` None): only its schema is checked."""
     found: list[str] = []
     cache: dict[str, list[Definition]] = {}
     ids = [p.id for p in prompts]
     found += [f"duplicate id {i}" for i in sorted({i for i in ids if ids.count(i) > 1})]
     for p in prompts:
+        if p.shared:
+            if p.category not in SHARED_CATEGORIES:
+                found.append(f"{p.id}: a shared set's category must be skip or code, not {p.category!r}")
+            if p.gold:
+                found.append(f"{p.id}: a shared set's prompt has gold answers (it only checks routing)")
+            continue
         if p.category not in CATEGORIES:
             found.append(f"{p.id}: unknown category {p.category!r}")
         if p.should_skip and p.gold:
@@ -94,6 +127,9 @@ def problems(prompts: list[Prompt], root: Path) -> list[str]:
         for g in p.gold:
             if g.grade not in (1, 2, 3):
                 found.append(f"{p.id}: grade {g.grade} for {g.file}:{g.symbol} is not 1, 2 or 3")
+            if root is None:
+                found.append(f"{p.id}: gold {g.file}:{g.symbol} cannot be checked without its corpus")
+                continue
             if not (root / g.file).is_file():
                 found.append(f"{p.id}: gold file {g.file} does not exist")
                 continue

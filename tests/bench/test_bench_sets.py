@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from bench.corpora import load_corpora
-from bench.sets import CATEGORIES, load_sets, problems
+from bench.sets import CATEGORIES, CODE, SHARED, load_sets, load_shared_sets, problems
 
 SETS = load_sets()
+SHARED_SETS = load_shared_sets()
 CORPORA = load_corpora()
 
 
@@ -36,3 +37,21 @@ def test_every_gold_file_and_symbol_exists_in_the_corpus(name: str) -> None:
     if not corpus.present():
         pytest.skip(f"{name} {corpus.version} is not downloaded: run `.venv/bin/python -m bench fetch`")
     assert problems(SETS[name], corpus.path) == []
+
+
+@pytest.mark.parametrize("name", ["toml_edit", "mobx", "chi"])
+def test_each_new_corpus_has_25_graded_code_prompts_and_8_skips(name: str) -> None:
+    prompts = SETS[name]
+    code = [p for p in prompts if not p.should_skip]
+    assert len(code) >= 25 and len([p for p in prompts if p.should_skip]) >= 8
+    for category, least in (("lookup", 8), ("flow", 6), ("bug", 6), ("architecture", 5)):
+        assert len([p for p in code if p.category == category]) >= least, category
+
+
+def test_the_shared_offtopic_set_runs_on_every_corpus_and_is_well_formed() -> None:
+    shared = SHARED_SETS["offtopic"]
+    assert all(p.corpus == SHARED and p.shared for p in shared)
+    assert len([p for p in shared if p.should_skip]) >= 50
+    assert len([p for p in shared if p.category == CODE]) >= 25
+    assert problems(shared, None) == []
+    assert "offtopic" not in SETS

@@ -1,0 +1,38 @@
+"""Routing on the corpus-independent sets (`sets/offtopic.yaml`): every corpus gets the same off-topic chat
+(must be skipped) and casual-looking code prompts (must not be), scored apart from the corpus's own set."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import asdict
+from typing import Any
+
+from bench.scoring import skip_scores
+from bench.sets import Prompt, load_shared_sets
+
+QUICK_PER_CATEGORY = 4  # `bench run --quick`: this many skip and this many code prompts
+
+
+def shared_prompts(quick: bool = False) -> list[Prompt]:
+    """Every prompt of every shared set (a few of each category with `quick`)."""
+    prompts = [p for ps in load_shared_sets().values() for p in ps]
+    if not quick:
+        return prompts
+    skips = [p for p in prompts if p.should_skip]
+    code = [p for p in prompts if not p.should_skip]
+    return skips[:QUICK_PER_CATEGORY] + code[:QUICK_PER_CATEGORY]
+
+
+def shared_routing(route: Callable[[str], str], prompts: list[Prompt]) -> dict[str, Any]:
+    """Skip accuracy, skip recall and false skips of `route(prompt text) -> route name` on shared prompts.
+
+    The keys match a corpus's own `routing` block (accuracy, false_skip_rate, skip_recall, routes,
+    false_skips, missed_skips), so the report renders both the same way."""
+    routes = {p.id: route(p.prompt) for p in prompts}
+    scores = skip_scores([(p.should_skip, routes[p.id] == "skip") for p in prompts])
+    return {
+        **asdict(scores),
+        "routes": routes,
+        "false_skips": [p.id for p in prompts if not p.should_skip and routes[p.id] == "skip"],
+        "missed_skips": [p.id for p in prompts if p.should_skip and routes[p.id] != "skip"],
+    }
