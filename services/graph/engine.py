@@ -112,9 +112,29 @@ class _EdgeReader:
             for path in missing_paths:
                 self._imports[path] = grouped_imports.get(path, [])
         resolver = CallResolver(
-            (d for name in names for d in self._defs[name]), {p: self._imports[p] for p in paths}
+            (d for name in names for d in self._defs[name]),
+            {p: self._imports[p] for p in paths},
+            classes_named=self._definitions_named,
+            imports_of=self._imports_of,
         )
         return resolve_edges(sites, callers, resolver)
+
+    def _definitions_named(self, names: Collection[str]) -> list[Symbol]:
+        """Definitions by short name, for class bases (read once per request)."""
+        missing = [n for n in names if n not in self._defs]
+        if missing:
+            grouped: dict[str, list[Symbol]] = defaultdict(list)
+            for d in self._store.symbols_by_name(self._repo, missing):
+                grouped[d.name].append(d)
+                self._symbols.setdefault(d.id, d)
+            for name in missing:
+                self._defs[name] = grouped.get(name, [])
+        return [d for n in names for d in self._defs[n]]
+
+    def _imports_of(self, path: str) -> list[Import]:
+        if path not in self._imports:
+            self._imports[path] = self._store.imports_of(self._repo, [path])
+        return self._imports[path]
 
 
 class GraphEngine:
