@@ -452,7 +452,7 @@ def resolve_edges(
     An ambiguous call yields one edge per candidate (one without callee id past MAX_CANDIDATES); an
     external call one edge without callee id.
     When calls from one caller reach the same callee with different confidence, the edge keeps the
-    most confident resolution and counts every call.
+    most confident resolution, the first line of a call resolved that way, and counts every call.
     """
     acc: dict[tuple[str, str, str], list] = {}
     get_caller, resolve, get_entry = callers.get, resolver.resolve, acc.get
@@ -467,10 +467,10 @@ def resolve_edges(
             if entry is None:
                 acc[key] = [site.line, outcome.resolution, outcome.candidates, 1]
             else:
-                if site.line < entry[0]:
+                if outcome.resolution < entry[1]:  # the line shown is that of the most confident call
+                    entry[0], entry[1], entry[2] = site.line, outcome.resolution, outcome.candidates
+                elif outcome.resolution == entry[1] and site.line < entry[0]:
                     entry[0] = site.line
-                if outcome.resolution < entry[1]:
-                    entry[1], entry[2] = outcome.resolution, outcome.candidates
                 entry[3] += 1
     return [
         CallEdge(caller, callee, name, line, resolution, candidates, count)

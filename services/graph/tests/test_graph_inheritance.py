@@ -10,7 +10,7 @@ import pytest
 from kit.domain import CallSite, ChunkKind, Import, Symbol
 from services.graph.domain.inheritance import OPAQUE, base_names
 from services.graph.domain.model import Resolution, SymbolRef
-from services.graph.domain.resolution import CallResolver
+from services.graph.domain.resolution import CallResolver, resolve_edges
 from services.graph.tests.graph_builders import sym
 
 CLASS = ChunkKind.CLASS
@@ -185,3 +185,23 @@ def test_the_engine_resolves_inherited_calls_from_stored_facts(engine, repo) -> 
     assert engine.callees(repo, SymbolRef(id=run.id)).edges == ()
     out = engine.callees(repo, SymbolRef(id=run.id), include_ambiguous=True)
     assert [(e.callee_id, e.resolution) for e in out.edges] == [(base_close.id, Resolution.AMBIGUOUS)]
+
+
+def test_an_edge_shows_the_line_of_its_most_confident_call() -> None:
+    """requests: `Compat.__init__(self)` (unknown class, ambiguous) on line 41, then `Base.__init__(self)`
+    (resolved through the bases) on line 42: the edge to RequestException.__init__ cites line 42."""
+    path = "exceptions.py"
+    root = cls(path, "RequestException", "class RequestException(IOError)")
+    root_init = sym(path, "RequestException.__init__")
+    middle = cls(path, "InvalidJSONError", "class InvalidJSONError(RequestException)")
+    leaf = cls(path, "JSONDecodeError", "class JSONDecodeError(InvalidJSONError, Compat)")
+    leaf_init = sym(path, "JSONDecodeError.__init__")
+    defs = [root, root_init, middle, leaf, leaf_init]
+    resolver = CallResolver(defs, {})
+    sites = [
+        CallSite(leaf_init.id, "__init__", 41, "Compat"),
+        CallSite(leaf_init.id, "__init__", 42, "InvalidJSONError"),
+    ]
+    edges = resolve_edges(sites, {leaf_init.id: leaf_init}, resolver)
+    resolved = [(e.callee_id, e.line, e.resolution, e.calls) for e in edges if e.resolution.is_resolved]
+    assert resolved == [(root_init.id, 42, Resolution.SAME_FILE, 2)]
