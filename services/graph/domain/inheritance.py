@@ -45,7 +45,7 @@ def base_names(signature: str, path: str) -> tuple[str, ...]:
     if path.endswith(_PYTHON):
         return _python_bases(signature)
     if path.endswith(_EXTENDS):
-        match = _EXTENDS_CLAUSE.search(signature)
+        match = _EXTENDS_CLAUSE.search(_without_type_arguments(signature))
         return _names(_split(match.group(1)), path) if match else ()
     if path.endswith(_RUBY):
         _, sep, rest = signature.partition("<")
@@ -130,6 +130,19 @@ def _strip_brackets(text: str, opener: str) -> str:
         return text
     end = _closing(text, index)
     return (text[:index] + text[end + 1 :]).strip()
+
+
+def _without_type_arguments(text: str) -> str:
+    """`class A<T extends B> extends C<T>` → `class A extends C`: a constraint's `extends` is no base."""
+    out, depth = [], 0
+    for char in text:
+        if char == "<":
+            depth += 1
+        elif char == ">" and depth:
+            depth -= 1
+        elif depth == 0:
+            out.append(char)
+    return "".join(out)
 
 
 def _top_level_index(text: str, char: str) -> int:

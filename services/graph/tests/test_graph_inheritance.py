@@ -38,6 +38,7 @@ def resolve(caller, name, receiver, definitions, imports=()):
         ("a.js", "class A extends mixin(B)", (OPAQUE,)),
         ("a.js", "export default class C extends A", ("A",)),
         ("a.ts", "export abstract class A<T> extends B<T> implements I", ("B",)),
+        ("a.ts", "export class A<T extends Base = Base> extends Subject<T>", ("Subject",)),
         ("A.java", "public final class A<T> extends pkg.B<T> implements I, J", ("pkg.B",)),
         ("a.rb", "class A < Foo::B", ("Foo.B",)),
         ("a.kt", "class A(val x: Int) : B(x), I", ("B", "I")),
