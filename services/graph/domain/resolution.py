@@ -216,8 +216,8 @@ class CallResolver:
     caller file. Class bases are looked up through `classes_named` (definitions by short name) and
     `imports_of` (a file's imports) when given, else among `definitions` and `imports_by_path`.
     Outcomes are memoised per (caller file, name, receiver, caller is_test), plus the caller's
-    qualified name when the name is defined in a scope enclosing the caller or the call is on
-    `self`/`super` (its class decides).
+    qualified name when the name is defined in a scope enclosing the caller, or the caller's scope when
+    the call is on `self`/`super` (its class decides).
     """
 
     def __init__(
@@ -306,7 +306,7 @@ class CallResolver:
             if any(scope in index.by_scope for scope in lexical):
                 scope_key = caller.qualified_name
         if site.receiver in SELF_RECEIVERS or site.receiver.startswith("super"):
-            scope_key = caller.qualified_name
+            scope_key = scope_of(caller.qualified_name)  # the caller's class (and its bases) decide
         key = (caller.path, scope_key, site.callee_name, site.receiver, caller.is_test)
         found = self._memo.get(key)
         if found is None:
