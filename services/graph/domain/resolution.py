@@ -326,8 +326,8 @@ class CallResolver:
             internal = file_imports.internal_bindings.get(root)
             if root in file_imports.external_bindings and not internal:
                 return EXTERNAL
-            if internal and d.path in internal:
-                return _decide((d,), Resolution.IMPORTED)
+            if internal and d.path in internal and (not scope or _scope_tail(d) == last):
+                return _decide((d,), Resolution.IMPORTED)  # `util.parse()`, `models.User.create()`
             if not scope:
                 return _unsure((d,))
             if _scope_tail(d) != last:

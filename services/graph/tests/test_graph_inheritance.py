@@ -206,3 +206,23 @@ def test_an_edge_shows_the_line_of_its_most_confident_call() -> None:
     edges = resolve_edges(sites, {leaf_init.id: leaf_init}, resolver)
     resolved = [(e.callee_id, e.line, e.resolution, e.calls) for e in edges if e.resolution.is_resolved]
     assert resolved == [(root_init.id, 42, Resolution.SAME_FILE, 2)]
+
+
+def test_a_receiver_named_like_an_imported_module_never_reaches_a_method_of_a_class_in_it() -> None:
+    """click: `parser.add_option()` on a parameter `parser`, in a file that did `from .parser import
+    OptionParser`: right by luck at best, so not an edge; `util.parse()` and `models.User.create()` are."""
+    caller = sym("core.py", "Option.add_to_parser")
+    method = sym("parser.py", "OptionParser.add_option")
+    imp = Import("core.py", ".parser", "parser.py", names=("OptionParser",))
+    assert resolve(caller, "add_option", "parser", [caller, method], [imp])[0] is Resolution.AMBIGUOUS
+    function = sym("parser.py", "split_opt")
+    assert resolve(caller, "split_opt", "parser", [caller, function], [imp]) == (
+        Resolution.IMPORTED,
+        ["parser.py#split_opt"],
+    )
+    create = sym("models.py", "User.create")
+    models = Import("core.py", "models", "models.py")
+    assert resolve(caller, "create", "models.User", [caller, create], [models]) == (
+        Resolution.IMPORTED,
+        ["models.py#User.create"],
+    )
