@@ -6,12 +6,13 @@ order (the first tier that yields candidates decides):
 
 1. A receiver bound by an *external* import (`os.path.join` after `import os`) is EXTERNAL, even when the
    repository happens to define a `join` too.
-2. `self.save()` / `this.save()` / `cls.save()` resolves to a `save` defined in the caller's own class
-   (same file), else to the first one along the class's bases in method resolution order
-   (domain/inheritance.py: bases read from the class declaration, each resolved like a name from its
-   file); `super().save()` / `super.save()` starts the search after the caller's class. A base that
-   does not resolve to exactly one class of the repository ends the search: the call stays AMBIGUOUS,
-   like a call that no known class on the way defines.
+2. `self.save()` / `this.save()` / `cls.save()` (in Go, a call on the method's receiver variable) resolves
+   to a `save` defined in the caller's own class (same file; in Go, the same package), else to the
+   first one along the class's bases in method resolution order (domain/inheritance.py: bases read
+   from the class declaration, each resolved like a name from its file); `super().save()` /
+   `super.save()` starts the search after the caller's class. A base that does not resolve to exactly
+   one class of the repository ends the search: the call stays AMBIGUOUS, like a call that no known
+   class on the way defines.
 3. A receiver bound by an internal import (`util.parse()` after `import util`) prefers the top-level
    definitions of the imported file.
 4. The call shape filters candidates: a bare call `save()` reaches top-level definitions and those in
@@ -66,6 +67,7 @@ EXPLICIT_RECEIVER_SUFFIXES = (
 )  # fmt: skip
 _IDENTIFIER = re.compile(r"[^\W\d][\w$]*|\$[\w$]*")
 _SEGMENT = re.compile(r"[^/\\.:]+$")
+_GO_RECEIVER = re.compile(r"func\s*\(\s*([^\W\d]\w*)\s+\*?\s*[^\W\d]")
 _DOTTED_RECEIVER = re.compile(r"[^\W\d][\w$]*(?:\.[^\W\d][\w$]*)*")
 
 
@@ -289,12 +291,15 @@ class CallResolver:
         return cls
 
     def resolve(self, site: CallSite, caller: Symbol) -> Resolved:
+        receiver = site.receiver
+        if receiver and receiver == method_receiver(caller.signature, caller.path):
+            receiver = "self"  # Go: `func (s *Server) Start() { s.listen() }`
         single = self._single.get(site.callee_name)
         if single is not None:
-            key1 = (caller.qualified_name, caller.path, site.callee_name, site.receiver)
+            key1 = (caller.qualified_name, caller.path, site.callee_name, receiver)
             found = self._single_memo.get(key1)
             if found is None:
-                found = self._single_memo[key1] = self._resolve_single(single, site.receiver.strip(), caller)
+                found = self._single_memo[key1] = self._resolve_single(single, receiver.strip(), caller)
             return found
         index = self._names.get(site.callee_name)
         if index is None:
@@ -305,12 +310,12 @@ class CallResolver:
             lexical = [caller.qualified_name, *enclosing_scopes(caller.qualified_name)]
             if any(scope in index.by_scope for scope in lexical):
                 scope_key = caller.qualified_name
-        if site.receiver in SELF_RECEIVERS or site.receiver.startswith("super"):
+        if receiver in SELF_RECEIVERS or receiver.startswith("super"):
             scope_key = scope_of(caller.qualified_name)  # the caller's class (and its bases) decide
-        key = (caller.path, scope_key, site.callee_name, site.receiver, caller.is_test)
+        key = (caller.path, scope_key, site.callee_name, receiver, caller.is_test)
         found = self._memo.get(key)
         if found is None:
-            found = self._resolve(index, site.receiver.strip(), caller, lexical)
+            found = self._resolve(index, receiver.strip(), caller, lexical)
             self._memo[key] = found
         return found
 
@@ -335,7 +340,7 @@ class CallResolver:
                 inherited = self._inherited(self._receiver_class(receiver, caller), d.name, (d,), 0)
                 return inherited or _unsure((d,))
         elif receiver:
-            if d.path != caller.path or scope not in enclosing_scopes(caller.qualified_name):
+            if not _same_unit(d.path, caller.path) or scope not in enclosing_scopes(caller.qualified_name):
                 # not the caller's own class: inherited along its bases, or a stranger's
                 inherited = self._inherited(self._hierarchy.class_of(caller), d.name, (d,), 0)
                 return inherited or _unsure((d,))
@@ -382,6 +387,9 @@ class CallResolver:
                 own = [d for d in index.by_scope.get(scope, ()) if d.path == caller.path]
                 if own:
                     return _decide(own, Resolution.SAME_FILE)
+                package = [d for d in index.by_scope.get(scope, ()) if _same_unit(d.path, caller.path)]
+                if package:  # Go: the type's methods in the package's other files
+                    return _decide(package, Resolution.GLOBAL_UNIQUE)
             cls = self._hierarchy.class_of(caller)
             inherited = self._inherited(cls, index.all[0].name, index.nested, 0)
             return inherited or _unsure(index.nested)  # mixed in, or past an unknown base: not known
@@ -424,6 +432,24 @@ class CallResolver:
                 return _decide(_prefer_non_test(imported, caller), Resolution.IMPORTED)
 
         return _decide(_prefer_non_test(list(shaped), caller), Resolution.GLOBAL_UNIQUE)
+
+
+@functools.lru_cache(maxsize=65536)
+def method_receiver(signature: str, path: str) -> str:
+    """The variable a Go method names its receiver (`func (s *Server) Start()` → `s`); empty elsewhere."""
+    if not path.endswith(".go"):
+        return ""
+    match = _GO_RECEIVER.match(signature)
+    return match.group(1) if match else ""
+
+
+def _same_unit(path: str, other: str) -> bool:
+    """Whether one class's methods may live in both files: the same file, or (Go) the same package folder."""
+    if path == other:
+        return True
+    return (
+        path.endswith(".go") and other.endswith(".go") and path.rpartition("/")[0] == other.rpartition("/")[0]
+    )
 
 
 def _prefer_non_test(candidates: list[Symbol], caller: Symbol) -> list[Symbol]:

@@ -226,3 +226,23 @@ def test_a_receiver_named_like_an_imported_module_never_reaches_a_method_of_a_cl
         Resolution.IMPORTED,
         ["models.py#User.create"],
     )
+
+
+def test_a_go_call_on_the_methods_receiver_variable_is_a_self_call_within_the_package() -> None:
+    def method(path: str, qualified_name: str, signature: str) -> Symbol:
+        return dataclasses.replace(sym(path, qualified_name), signature=signature)
+
+    start = method("srv/server.go", "Server.Start", "func (s *Server) Start() error")
+    listen = method("srv/listen.go", "Server.listen", "func (srv Server) listen()")
+    other = method("client/client.go", "Client.listen", "func (c *Client) listen()")
+    defs = [start, listen, other]
+    # `s.listen()`: the receiver variable is the Server; its method lives in another file of the package
+    assert resolve(start, "listen", "s", defs) == (Resolution.GLOBAL_UNIQUE, ["srv/listen.go#Server.listen"])
+    assert resolve(start, "listen", "s", [start, listen]) == (
+        Resolution.GLOBAL_UNIQUE,
+        ["srv/listen.go#Server.listen"],
+    )
+    # any other variable is an unknown receiver; a method of the same type in another package is no match
+    assert resolve(start, "listen", "c", defs)[0] is Resolution.AMBIGUOUS
+    far = method("other/server.go", "Server.listen", "func (s Server) listen()")
+    assert resolve(start, "listen", "s", [start, far])[0] is Resolution.AMBIGUOUS
