@@ -32,6 +32,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     edges.add_argument("action", choices=["sample", "score"])
     edges.add_argument("--per-corpus", type=int, default=60, help="edges drawn per library")
+    edges.add_argument("--inherited", type=int, default=0, help="extra edges resolved through class bases")
     edges.add_argument("--seed", type=int, default=17)
     commands.add_parser("fetch", help="download, verify and unpack the pinned corpora")
     commands.add_parser("check", help="validate every set against its corpus")
@@ -53,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
         from bench.edges import sample, score
 
         if args.action == "sample":
-            sample(args.per_corpus, args.seed)
+            sample(args.per_corpus, args.seed, args.inherited)
             return 0
         return score()
     if args.command == "report":

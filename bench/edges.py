@@ -1,10 +1,13 @@
 """Call-edge precision (issue 17): a seeded random sample of resolved call edges from libraries nobody
 tuned the resolver on, judged by reading the code.
 
-`python -m bench edges sample [--per-corpus N] [--seed S]` fetches the pinned sdists below (pip, sha256
+`python -m bench edges sample [--per-corpus N] [--inherited M] [--seed S]` fetches the pinned sdists below (pip, sha256
 checked), parses them with the indexer's parser, resolves their calls with the graph's resolver (the
 same domain code both graph backends use) and writes `sets/edges/sample.yaml`: per sampled edge the caller,
-the call's source line, the callee it was resolved to and an empty `verdict`. Verdicts already in the
+the call's source line, the callee it was resolved to and an empty `verdict`; N edges drawn from all
+resolved edges (stratum `random`) and up to M more from those resolved through class bases (stratum
+`inherited`: `self.`/`super()`/class-qualified calls reaching a method outside the caller's class), so
+the newest rule is judged on more than the few a random draw would give. Verdicts already in the
 file are kept for edges drawn again. A person then sets each verdict to `right` or `wrong` by reading
 the code. `python -m bench edges score` prints precision per corpus and overall, and the resolved /
 ambiguous / external counts (the recall side: what stopped being resolved).
@@ -19,9 +22,16 @@ from pathlib import Path
 import yaml
 
 from bench.corpora import BENCH, Corpus, fetch
-from kit.domain import CallSite, Symbol
+from kit.domain import CallSite, ChunkKind, Symbol
 from services.graph.domain.model import Resolution
-from services.graph.domain.resolution import CallResolver, resolve_edges
+from services.graph.domain.resolution import (
+    SELF_RECEIVERS,
+    CallResolver,
+    enclosing_scopes,
+    receiver_parts,
+    resolve_edges,
+    scope_of,
+)
 from services.indexer.adapters.fs_tree import RepoScanner
 from services.indexer.domain.imports import resolve_imports
 from services.indexer.domain.languages import detect_language
@@ -90,13 +100,18 @@ def corpus_edges(corpus: Corpus) -> tuple[list[dict[str, object]], Counter[str]]
     resolver = CallResolver(symbols, imports_by_path)
     counts: Counter[str] = Counter()
     edges: list[dict[str, object]] = []
-    receivers = {(s.caller_id, s.callee_name, s.line): s.receiver for s in sites}
+    receivers: dict[tuple[str, str, int], list[str]] = {}
+    for site in sites:
+        receivers.setdefault((site.caller_id, site.callee_name, site.line), []).append(site.receiver)
+    class_names = {s.name for s in symbols if s.kind is ChunkKind.CLASS}
     for edge in resolve_edges(sites, by_id, resolver):
         counts[edge.resolution.name] += 1
         if edge.resolution not in (Resolution.SAME_FILE, Resolution.IMPORTED, Resolution.GLOBAL_UNIQUE):
             continue
         caller, callee = by_id[edge.caller_id], by_id[edge.callee_id]
-        receiver = receivers.get((edge.caller_id, edge.callee_name, edge.line), "")
+        on_line = receivers.get((edge.caller_id, edge.callee_name, edge.line), [""])
+        receiver = on_line[-1]
+        via_bases = all(_through_bases(caller, callee, r, class_names) for r in on_line)
         edges.append(
             {
                 "corpus": corpus.name,
@@ -106,16 +121,28 @@ def corpus_edges(corpus: Corpus) -> tuple[list[dict[str, object]], Counter[str]]
                 "receiver": receiver,
                 "callee": f"{callee.path}::{callee.qualified_name}",
                 "resolution": edge.resolution.name,
+                "via": "bases" if via_bases else "",
             }
         )
     return edges, counts
+
+
+def _through_bases(caller: Symbol, callee: Symbol, receiver: str, class_names: set[str]) -> bool:
+    """Whether a call reached a method outside the class it names (its own, or a class receiver's)."""
+    scope = scope_of(callee.qualified_name)
+    if not scope or not receiver:
+        return False
+    if receiver in SELF_RECEIVERS or receiver.startswith("super"):
+        return receiver.startswith("super") or scope not in enclosing_scopes(caller.qualified_name)
+    last = receiver_parts(receiver)[1]
+    return last in class_names and last != scope.rpartition(".")[2]
 
 
 def _key(entry: dict[str, object]) -> tuple[object, ...]:
     return entry["corpus"], entry["caller"], entry["line"], entry["callee"]
 
 
-def sample(per_corpus: int, seed: int, out: Path = EDGES_FILE) -> None:
+def sample(per_corpus: int, seed: int, inherited: int = 0, out: Path = EDGES_FILE) -> None:
     known: dict[tuple[object, ...], dict[str, object]] = {}
     if out.is_file():
         for entry in yaml.safe_load(out.read_text()).get("edges", []):
@@ -126,13 +153,21 @@ def sample(per_corpus: int, seed: int, out: Path = EDGES_FILE) -> None:
         edges, counts = corpus_edges(corpus)
         totals[corpus.name] = dict(counts)
         rng = random.Random(f"{seed}:{corpus.name}")
-        for entry in rng.sample(edges, min(per_corpus, len(edges))):
+        picked = rng.sample(edges, min(per_corpus, len(edges)))
+        for entry in picked:
+            entry["stratum"] = "random"
+        keys = {_key(e) for e in picked}
+        through_bases = [e for e in edges if e["via"] and _key(e) not in keys]
+        for entry in rng.sample(through_bases, min(inherited, len(through_bases))):
+            entry["stratum"] = "inherited"
+            picked.append(entry)
+        for entry in picked:
             entry["verdict"] = ""
             entry.update(known.get(_key(entry), {}))
             drawn.append(entry)
     header = {
         "about": "Resolved call edges, a seeded random sample; verdict right|wrong judged by reading the code.",
-        "command": f"python -m bench edges sample --per-corpus {per_corpus} --seed {seed}",
+        "command": f"python -m bench edges sample --per-corpus {per_corpus} --inherited {inherited} --seed {seed}",
         "resolutions": totals,
         "edges": drawn,
     }
@@ -156,6 +191,14 @@ def score(path: Path = EDGES_FILE) -> int:
             f"{counts['unjudged']} unjudged"
         )
         print(f"  resolutions over all its edges: {data['resolutions'].get(corpus)}")
+    strata: dict[str, Counter[str]] = {}
+    for entry in edges:
+        strata.setdefault(str(entry.get("stratum") or "random"), Counter())[
+            str(entry.get("verdict") or "")
+        ] += 1
+    for stratum, counts in strata.items():
+        judged = counts["right"] + counts["wrong"]
+        print(f"stratum {stratum}: {judged} judged, {counts['right']} right")
     overall = all_right / all_judged if all_judged else 0.0
     print(f"overall: {all_judged} judged, precision {overall:.3f} (target ≥ {TARGET})")
     return 0 if all_judged >= 100 and overall >= TARGET else 1

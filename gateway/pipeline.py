@@ -295,11 +295,15 @@ class Pipeline:
 
 
 def call_graph_facts(seed: Symbol, tree: CallTree) -> GraphFacts:
-    """Where the seed is defined (and what else its name may mean), its direct callers and callees."""
+    """Where the seed is defined (and what else its name may mean), its direct callers and callees.
+
+    Only resolved edges are facts: an ambiguous one may bring its neighbour's code, never a claim."""
     symbols = {s.id: s for s, _ in tree.nodes}
     callers: list[SymbolRef] = []
     callees: list[SymbolRef] = []
     for edge in tree.edges:
+        if edge.ambiguous:
+            continue
         if edge.callee_id == seed.id and edge.caller_id in symbols:
             caller = symbols[edge.caller_id]
             callers.append(SymbolRef(caller.qualified_name, caller.path, edge.line, caller.kind.value))

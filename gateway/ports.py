@@ -61,6 +61,7 @@ class CallEdge:
     caller_id: str
     callee_id: str
     line: int
+    ambiguous: bool = False  # the callee is one of several the call may reach: a neighbour, never a fact
 
 
 @dataclass(frozen=True)

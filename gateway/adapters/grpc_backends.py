@@ -137,6 +137,12 @@ class GrpcSearch(ServiceClient):
         return to_json(await self.call("Stats", search_pb2.StatsRequest(repo=repo), timeout))
 
 
+# Edges naming exactly one definition; anything else (ambiguous, unspecified) is no fact.
+_RESOLVED = frozenset(
+    {graph_pb2.RESOLUTION_SAME_FILE, graph_pb2.RESOLUTION_IMPORTED, graph_pb2.RESOLUTION_GLOBAL_UNIQUE}
+)
+
+
 class GrpcGraph(ServiceClient):
     async def call_tree(
         self, repo: str, seed_id: str, up: int, down: int, branch: int, timeout: float
@@ -147,7 +153,9 @@ class GrpcGraph(ServiceClient):
         reply = await self.call("CallTree", request, timeout)
         return CallTree(
             tuple((symbol_from_pb(n.symbol), n.depth) for n in reply.nodes),
-            tuple(CallEdge(e.caller_id, e.callee_id, e.line) for e in reply.edges),
+            tuple(
+                CallEdge(e.caller_id, e.callee_id, e.line, e.resolution not in _RESOLVED) for e in reply.edges
+            ),
             tuple(symbol_from_pb(s) for s in reply.alternatives),
         )
 

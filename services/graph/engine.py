@@ -37,7 +37,7 @@ from .domain.model import (
     SymbolRef,
     Traversal,
 )
-from .domain.resolution import CallResolver, resolve_edges
+from .domain.resolution import SELF_RECEIVERS, CallResolver, receiver_parts, resolve_edges, scope_of
 from .domain.snapshot import GraphSnapshot
 from .domain.traversal import EdgeSource, call_tree, shortest_path, walk
 from .ports import GraphStore
@@ -95,7 +95,7 @@ class _EdgeReader:
         if not sites:
             return []
         names = {s.callee_name for s in sites}
-        missing = names - self._defs.keys()
+        missing = (names | _class_names(sites, callers)) - self._defs.keys()
         if missing:
             grouped: dict[str, list[Symbol]] = defaultdict(list)
             for d in self._store.symbols_by_name(self._repo, missing):
@@ -112,9 +112,47 @@ class _EdgeReader:
             for path in missing_paths:
                 self._imports[path] = grouped_imports.get(path, [])
         resolver = CallResolver(
-            (d for name in names for d in self._defs[name]), {p: self._imports[p] for p in paths}
+            (d for name in names for d in self._defs[name]),
+            {p: self._imports[p] for p in paths},
+            classes_named=self._definitions_named,
+            imports_of=self._imports_of,
         )
         return resolve_edges(sites, callers, resolver)
+
+    def _definitions_named(self, names: Collection[str]) -> list[Symbol]:
+        """Definitions by short name, for class bases (read once per request)."""
+        missing = [n for n in names if n not in self._defs]
+        if missing:
+            grouped: dict[str, list[Symbol]] = defaultdict(list)
+            for d in self._store.symbols_by_name(self._repo, missing):
+                grouped[d.name].append(d)
+                self._symbols.setdefault(d.id, d)
+            for name in missing:
+                self._defs[name] = grouped.get(name, [])
+        return [d for n in names for d in self._defs[n]]
+
+    def _imports_of(self, path: str) -> list[Import]:
+        if path not in self._imports:
+            self._imports[path] = self._store.imports_of(self._repo, [path])
+        return self._imports[path]
+
+
+def _class_names(sites: Sequence[CallSite], callers: dict[str, Symbol]) -> set[str]:
+    """Names of the classes resolution may look up (a receiver's `Store.save()`, a self call's own class),
+    fetched with the callee names in one query rather than one by one."""
+    out: set[str] = set()
+    for site in sites:
+        receiver = site.receiver
+        if not receiver:
+            continue
+        if receiver in SELF_RECEIVERS or receiver.startswith("super"):
+            caller = callers.get(site.caller_id)
+            if caller is not None:
+                out.update(part for part in scope_of(caller.qualified_name).split(".") if part)
+        else:
+            out.add(receiver_parts(receiver)[1])
+    out.discard("")
+    return out
 
 
 class GraphEngine:

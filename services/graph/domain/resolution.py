@@ -6,13 +6,19 @@ order (the first tier that yields candidates decides):
 
 1. A receiver bound by an *external* import (`os.path.join` after `import os`) is EXTERNAL, even when the
    repository happens to define a `join` too.
-2. `self.save()` / `this.save()` resolves to a `save` defined in the caller's own class (same file);
-   any other `save` (an inherited one, or a stranger's) stays AMBIGUOUS.
+2. `self.save()` / `this.save()` / `cls.save()` (in Go, a call on the method's receiver variable) resolves
+   to a `save` defined in the caller's own class (same file; in Go, the same package), else to the
+   first one along the class's bases in method resolution order (domain/inheritance.py: bases read
+   from the class declaration, each resolved like a name from its file); `super().save()` /
+   `super.save()` starts the search after the caller's class. A base that does not resolve to exactly
+   one class of the repository ends the search: the call stays AMBIGUOUS, like a call that no known
+   class on the way defines.
 3. A receiver bound by an internal import (`util.parse()` after `import util`) prefers the top-level
    definitions of the imported file.
 4. The call shape filters candidates: a bare call `save()` reaches top-level definitions and those in
    the caller's enclosing scopes, never a method elsewhere; `Store.save()` (a receiver named like the
-   definition's class or scope) reaches that class's methods. A call on any other receiver
+   definition's class or scope) reaches that class's methods, or, when the receiver resolves to one
+   class that does not define the name, the first of its bases that does. A call on any other receiver
    (`kwargs.get()`, `data.items()`, `self.repo.save()`: no type information) is never resolved: its
    candidates stay AMBIGUOUS, even when there is only one. So does a bare call the shape leaves nothing
    for. A bare call to a runtime builtin (`next()`, `len()`, `require()`) is EXTERNAL unless the caller's
@@ -33,11 +39,12 @@ import builtins
 import functools
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from kit.domain import CallSite, ChunkKind, Import, Symbol
 
+from .inheritance import ClassHierarchy, FileBindings
 from .model import CallEdge, Resolution
 
 CALLABLE_KINDS = frozenset({ChunkKind.FUNCTION, ChunkKind.METHOD, ChunkKind.CLASS})
@@ -60,6 +67,8 @@ EXPLICIT_RECEIVER_SUFFIXES = (
 )  # fmt: skip
 _IDENTIFIER = re.compile(r"[^\W\d][\w$]*|\$[\w$]*")
 _SEGMENT = re.compile(r"[^/\\.:]+$")
+_GO_RECEIVER = re.compile(r"func\s*\(\s*([^\W\d]\w*)\s+\*?\s*[^\W\d]")
+_DOTTED_RECEIVER = re.compile(r"[^\W\d][\w$]*(?:\.[^\W\d][\w$]*)*")
 
 
 class Resolved(NamedTuple):
@@ -167,6 +176,14 @@ class _FileImports:
             paths |= self.paths_by_name.get(root, set())
         return paths
 
+    def bindings(self) -> FileBindings:
+        empty: set[str] = set()
+        return FileBindings(
+            internal=lambda name: self.internal_bindings.get(name, empty),
+            external=lambda name: name in self.external_bindings and not self.internal_bindings.get(name),
+            exposing=lambda name: self.exposing(name, ""),
+        )
+
 
 _NO_IMPORTS = _FileImports(())
 
@@ -198,31 +215,91 @@ class CallResolver:
     """Resolves call sites against a set of definitions and the callers' imports.
 
     Give it every callable definition of the names it will see (repo-wide) and the imports of every
-    caller file. Outcomes are memoised per (caller file, name, receiver, caller is_test), plus the
-    caller's qualified name when the name is defined in a scope enclosing the caller.
+    caller file. Class bases are looked up through `classes_named` (definitions by short name) and
+    `imports_of` (a file's imports) when given, else among `definitions` and `imports_by_path`.
+    Outcomes are memoised per (caller file, name, receiver, caller is_test), plus the caller's
+    qualified name when the name is defined in a scope enclosing the caller, or the caller's scope when
+    the call is on `self`/`super` (its class decides).
     """
 
     def __init__(
-        self, definitions: Iterable[Symbol], imports_by_path: Mapping[str, Sequence[Import]]
+        self,
+        definitions: Iterable[Symbol],
+        imports_by_path: Mapping[str, Sequence[Import]],
+        *,
+        classes_named: Callable[[Collection[str]], Iterable[Symbol]] | None = None,
+        imports_of: Callable[[str], Sequence[Import]] | None = None,
     ) -> None:
         grouped: dict[str, list[Symbol]] = defaultdict(list)
+        classes: dict[str, list[Symbol]] = defaultdict(list)
         for d in definitions:
             if d.kind in CALLABLE_KINDS:
                 grouped[d.name].append(d)
+                if d.kind is ChunkKind.CLASS:
+                    classes[d.name].append(d)
         # Most names have one definition; they skip the grouping (and most of the rules) below.
         self._single = {name: defs[0] for name, defs in grouped.items() if len(defs) == 1}
         self._names = {name: _NameIndex(defs) for name, defs in grouped.items() if len(defs) > 1}
         self._imports = {path: _FileImports(imps) for path, imps in imports_by_path.items()}
+        self._imports_of = imports_of
+        self._hierarchy = ClassHierarchy(
+            classes_named or (lambda names: [d for name in names for d in classes.get(name, ())]),
+            lambda path: self._file_imports(path).bindings(),
+        )
         self._memo: dict[tuple[str, str, str, str, bool], Resolved] = {}
         self._single_memo: dict[tuple[str, str, str, str], Resolved] = {}
 
+    def _file_imports(self, path: str) -> _FileImports:
+        found = self._imports.get(path)
+        if found is None:
+            imports = self._imports_of(path) if self._imports_of is not None else ()
+            found = self._imports[path] = _FileImports(imports) if imports else _NO_IMPORTS
+        return found
+
+    def _inherited(
+        self, cls: Symbol | None, name: str, definitions: Sequence[Symbol], skip: int
+    ) -> Resolved | None:
+        """The `name` defined first along `cls`'s method resolution order (after `skip` entries);
+        None when the order reaches an unknown base first, or ends without one."""
+        if cls is None:
+            return None
+        for ancestor in self._hierarchy.order(cls)[skip:]:
+            owner = ancestor.symbol
+            if owner is None:
+                return None
+            found = [
+                d
+                for d in definitions
+                if d.path == owner.path and scope_of(d.qualified_name) == owner.qualified_name
+            ]
+            if found:
+                return _decide(found, ancestor.resolution)
+        return None
+
+    def _receiver_class(self, receiver: str, caller: Symbol) -> Symbol | None:
+        """The class a receiver names (`Store`, `models.Store`), when it names exactly one."""
+        if not _DOTTED_RECEIVER.fullmatch(receiver):
+            return None
+        return self._hierarchy.resolve_class(receiver, caller.path)[0]
+
+    def _super_class(self, receiver: str, caller: Symbol) -> Symbol | None:
+        """The class whose bases `super()` searches: the caller's, unless `super(Other, self)` names another."""
+        cls = self._hierarchy.class_of(caller)
+        arguments = receiver.partition("(")[2].rstrip(")").split(",")[0].strip()
+        if cls is not None and arguments and arguments != cls.name:
+            return None
+        return cls
+
     def resolve(self, site: CallSite, caller: Symbol) -> Resolved:
+        receiver = site.receiver
+        if receiver and receiver == method_receiver(caller.signature, caller.path):
+            receiver = "self"  # Go: `func (s *Server) Start() { s.listen() }`
         single = self._single.get(site.callee_name)
         if single is not None:
-            key1 = (caller.qualified_name, caller.path, site.callee_name, site.receiver)
+            key1 = (caller.qualified_name, caller.path, site.callee_name, receiver)
             found = self._single_memo.get(key1)
             if found is None:
-                found = self._single_memo[key1] = self._resolve_single(single, site.receiver.strip(), caller)
+                found = self._single_memo[key1] = self._resolve_single(single, receiver.strip(), caller)
             return found
         index = self._names.get(site.callee_name)
         if index is None:
@@ -233,10 +310,12 @@ class CallResolver:
             lexical = [caller.qualified_name, *enclosing_scopes(caller.qualified_name)]
             if any(scope in index.by_scope for scope in lexical):
                 scope_key = caller.qualified_name
-        key = (caller.path, scope_key, site.callee_name, site.receiver, caller.is_test)
+        if receiver in SELF_RECEIVERS or receiver.startswith("super"):
+            scope_key = scope_of(caller.qualified_name)  # the caller's class (and its bases) decide
+        key = (caller.path, scope_key, site.callee_name, receiver, caller.is_test)
         found = self._memo.get(key)
         if found is None:
-            found = self._resolve(index, site.receiver.strip(), caller, lexical)
+            found = self._resolve(index, receiver.strip(), caller, lexical)
             self._memo[key] = found
         return found
 
@@ -245,20 +324,26 @@ class CallResolver:
         file_imports = self._imports.get(caller.path, _NO_IMPORTS)
         root, last = receiver_parts(receiver) if receiver else ("", "")
         scope = scope_of(d.qualified_name)
+        if root == "super":
+            inherited = self._inherited(self._super_class(receiver, caller), d.name, (d,), 1)
+            return inherited or _unsure((d,))  # the base's method, when the bases say which
         if receiver and receiver not in SELF_RECEIVERS:
             internal = file_imports.internal_bindings.get(root)
             if root in file_imports.external_bindings and not internal:
                 return EXTERNAL
-            if internal and d.path in internal:
-                return _decide((d,), Resolution.IMPORTED)
-            if root == "super":
-                if not scope or scope in enclosing_scopes(caller.qualified_name):
-                    return _unsure((d,))
-            elif not scope or _scope_tail(d) != last:
-                return _unsure((d,))  # `kwargs.get()` is not `Session.get`: no type, no edge
+            if internal and d.path in internal and (not scope or _scope_tail(d) == last):
+                return _decide((d,), Resolution.IMPORTED)  # `util.parse()`, `models.User.create()`
+            if not scope:
+                return _unsure((d,))
+            if _scope_tail(d) != last:
+                # `Store.save()` with `save` inherited from Store's base; `kwargs.get()` is not `Session.get`
+                inherited = self._inherited(self._receiver_class(receiver, caller), d.name, (d,), 0)
+                return inherited or _unsure((d,))
         elif receiver:
-            if d.path != caller.path or scope not in enclosing_scopes(caller.qualified_name):
-                return _unsure((d,))  # not the caller's own class: inherited or a stranger's
+            if not _same_unit(d.path, caller.path) or scope not in enclosing_scopes(caller.qualified_name):
+                # not the caller's own class: inherited along its bases, or a stranger's
+                inherited = self._inherited(self._hierarchy.class_of(caller), d.name, (d,), 0)
+                return inherited or _unsure((d,))
         else:
             if d.name in BUILTIN_NAMES and (
                 scope or (d.path != caller.path and d.path not in file_imports.exposing(d.name, ""))
@@ -292,18 +377,30 @@ class CallResolver:
                     return _decide(qualified or module_level, Resolution.IMPORTED)
 
         shaped: Sequence[Symbol]
-        if root == "super":  # the parent's method: some method of that name outside the caller's class
-            return _unsure([d for d in index.nested if scope_of(d.qualified_name) not in scopes])
+        if root == "super":  # the parent's method, when the bases say which
+            inherited = self._inherited(
+                self._super_class(receiver, caller), index.all[0].name, index.nested, 1
+            )
+            return inherited or _unsure([d for d in index.nested if scope_of(d.qualified_name) not in scopes])
         if is_self:
             for scope in scopes:
                 own = [d for d in index.by_scope.get(scope, ()) if d.path == caller.path]
                 if own:
                     return _decide(own, Resolution.SAME_FILE)
-            return _unsure(index.nested)  # inherited or mixed in: not known without the class's bases
+                package = [d for d in index.by_scope.get(scope, ()) if _same_unit(d.path, caller.path)]
+                if package:  # Go: the type's methods in the package's other files
+                    return _decide(package, Resolution.GLOBAL_UNIQUE)
+            cls = self._hierarchy.class_of(caller)
+            inherited = self._inherited(cls, index.all[0].name, index.nested, 0)
+            return inherited or _unsure(index.nested)  # mixed in, or past an unknown base: not known
         if receiver:
             shaped = index.by_scope_tail.get(last, [])
             if not shaped:
-                return _unsure(index.nested or index.all)  # an unknown receiver: no type, no edge
+                cls = self._receiver_class(receiver, caller)
+                inherited = self._inherited(cls, index.all[0].name, index.nested, 0)
+                return inherited or _unsure(
+                    index.nested or index.all
+                )  # an unknown receiver: no type, no edge
         else:
             shaped = [*index.top_level, *(d for scope in lexical for d in index.by_scope.get(scope, ()))]
             if caller.path.endswith(EXPLICIT_RECEIVER_SUFFIXES):
@@ -337,6 +434,24 @@ class CallResolver:
         return _decide(_prefer_non_test(list(shaped), caller), Resolution.GLOBAL_UNIQUE)
 
 
+@functools.lru_cache(maxsize=65536)
+def method_receiver(signature: str, path: str) -> str:
+    """The variable a Go method names its receiver (`func (s *Server) Start()` → `s`); empty elsewhere."""
+    if not path.endswith(".go"):
+        return ""
+    match = _GO_RECEIVER.match(signature)
+    return match.group(1) if match else ""
+
+
+def _same_unit(path: str, other: str) -> bool:
+    """Whether one class's methods may live in both files: the same file, or (Go) the same package folder."""
+    if path == other:
+        return True
+    return (
+        path.endswith(".go") and other.endswith(".go") and path.rpartition("/")[0] == other.rpartition("/")[0]
+    )
+
+
 def _prefer_non_test(candidates: list[Symbol], caller: Symbol) -> list[Symbol]:
     if caller.is_test:
         return candidates
@@ -363,7 +478,7 @@ def resolve_edges(
     An ambiguous call yields one edge per candidate (one without callee id past MAX_CANDIDATES); an
     external call one edge without callee id.
     When calls from one caller reach the same callee with different confidence, the edge keeps the
-    most confident resolution and counts every call.
+    most confident resolution, the first line of a call resolved that way, and counts every call.
     """
     acc: dict[tuple[str, str, str], list] = {}
     get_caller, resolve, get_entry = callers.get, resolver.resolve, acc.get
@@ -378,10 +493,10 @@ def resolve_edges(
             if entry is None:
                 acc[key] = [site.line, outcome.resolution, outcome.candidates, 1]
             else:
-                if site.line < entry[0]:
+                if outcome.resolution < entry[1]:  # the line shown is that of the most confident call
+                    entry[0], entry[1], entry[2] = site.line, outcome.resolution, outcome.candidates
+                elif outcome.resolution == entry[1] and site.line < entry[0]:
                     entry[0] = site.line
-                if outcome.resolution < entry[1]:
-                    entry[1], entry[2] = outcome.resolution, outcome.candidates
                 entry[3] += 1
     return [
         CallEdge(caller, callee, name, line, resolution, candidates, count)
