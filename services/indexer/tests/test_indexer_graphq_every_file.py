@@ -22,7 +22,8 @@ from services.graph.engine import GraphEngine
 from services.indexer.adapters.sqlite_manifest import SqliteManifest
 from services.indexer.domain.imports import resolve_imports
 from services.indexer.domain.parsing import MAX_NAME_CHARS, parse_file
-from services.indexer.engine import EngineConfig, IndexerEngine
+from services.indexer.bootstrap import indexer_engine
+from services.indexer.engine import EngineConfig
 from services.indexer.tests.indexer_fakes import write
 from services.search.adapters.sqlite_keyword_index import SqliteKeywordIndex
 from services.search.engine import SearchEngine
@@ -102,7 +103,7 @@ async def test_a_minified_file_and_a_file_with_one_bad_definition_index_complete
     write(root, "pkg/plain.py", "from pkg.mixed import before\n\n\ndef use():\n    return before(2)\n")
     graph = GraphEngine(SqliteGraphStore(tmp_path / "graph.db"), settle_seconds=0)
     search = SearchEngine(SqliteKeywordIndex(tmp_path / "keyword.db"))
-    indexer = IndexerEngine(
+    indexer = indexer_engine(
         SqliteManifest(tmp_path / "manifest.db"),
         SearchEngineSink(search),
         GraphEngineSink(graph),
