@@ -6,6 +6,7 @@ from dataclasses import replace
 
 from gateway.domain.routing.conversational import SLASH_COMMAND, classify_command, classify_conversational
 from gateway.domain.routing.intents import score_intents
+from gateway.domain.routing.relevance import off_topic_cue
 from gateway.domain.routing.route import Route, RouteName
 from gateway.domain.routing.seeds import extract_seeds
 
@@ -33,7 +34,10 @@ def classify(text: str) -> Route:
         if conversational is not None:
             return conversational
     seeds = extract_seeds(_window(stripped, SEED_HEAD_CHARS, SEED_TAIL_CHARS))
-    return score_intents(_window(stripped, INTENT_HEAD_CHARS, INTENT_TAIL_CHARS), seeds)
+    intent_text = _window(stripped, INTENT_HEAD_CHARS, INTENT_TAIL_CHARS)
+    route = score_intents(intent_text, seeds)
+    cue = "" if route.follow_up else off_topic_cue(intent_text, seeds)
+    return replace(route, off_topic=cue) if cue else route
 
 
 def resolve_follow_up(route: Route, previous: Route | None) -> Route:

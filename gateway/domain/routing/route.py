@@ -26,6 +26,8 @@ class Route:
     seeds: tuple[str, ...] = ()
     reasons: tuple[str, ...] = ()
     follow_up: bool = False
+    # The off-topic category the prompt reads as ("" for none): the pipeline's relevance gate may skip it.
+    off_topic: str = ""
 
     @property
     def symbol_seeds(self) -> tuple[str, ...]:

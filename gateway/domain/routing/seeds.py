@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from gateway.domain.routing.words import WORD_STOP, words
+from kit.domain import Chunk
 from kit.text import identifier_tokens
 
 MAX_SEEDS = 8
@@ -94,3 +96,26 @@ def _as_path(token: str) -> str:
     if path_like and all(re.fullmatch(r"[\w.@+-]+", s) for s in segments):
         return token
     return ""
+
+
+# A name with more definitions than this in the repo is a common word there: a search term, not a root.
+MAX_SHARED_DEFINITIONS = 3
+_PLAIN_WORD = re.compile(r"[a-z]+")
+
+
+def specific_definitions(
+    name: str, definitions: Sequence[Chunk], max_shared: int = MAX_SHARED_DEFINITIONS
+) -> tuple[Chunk, ...]:
+    """The definitions of a seed name when the name is specific in this repo, else none.
+
+    `definitions` are FindSymbols' exact matches (ask for `max_shared + 1` to tell). A name is specific
+    when few definitions share it: at most `max_shared` implementation ones (tests count only when
+    there is no implementation), and exactly one when it is a plain lowercase word (`json`, `get`,
+    `run`, `data`), which a prompt uses as an everyday word as often as a name.
+    """
+    found = [c for c in definitions if c.kind.value not in ("module", "file")]
+    counted = [c for c in found if not c.is_test] or found
+    allowed = 1 if _PLAIN_WORD.fullmatch(name) else max_shared
+    if not counted or len(counted) > allowed:
+        return ()
+    return tuple(found)
