@@ -265,9 +265,9 @@ class Pipeline:
         extra call) name what the prompt talks about? `None` for every other prompt."""
         if not request.route.off_topic:
             return None
-        hits = () if "search" in evidence.degraded else evidence.search[:EVIDENCE_HITS]
+        hits = evidence.search[:EVIDENCE_HITS]
         names = [n for h in hits for n in (h.chunk.qualified_name or h.chunk.name, h.chunk.path)]
-        return gate(request.route, request.text, names)
+        return gate(request.route, request.text, names, searched="search" not in evidence.degraded)
 
     # -- step 2: expand the call graph ---------------------------------------------------------------
 

@@ -27,6 +27,8 @@ _SKIP_PHRASES = r"""
   | (?:that|this|it)\s+(?:works|worked|did\s+it|did\s+the\s+trick|fixed\s+it|solved\s+it)(?:\s+now)?
   | (?:it'?s|it\s+is|everything\s+is)\s+working(?:\s+now)? | it\s+works(?:\s+now)? | works\s+now
   | works\s+(?:great|perfectly|fine)(?:\s+now)?
+  | (?:that'?s|that\s+is|this\s+is|it'?s|just)\s+(?:exactly\s+|precisely\s+)?
+    what\s+i\s+(?:wanted|needed|was\s+(?:looking\s+for|after))
 """
 _META_ITEMS = r"""
         be\s+(?:more\s+)?(?:concise|brief|terse)

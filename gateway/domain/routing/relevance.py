@@ -208,14 +208,15 @@ def named_stems(names: Iterable[str]) -> frozenset[str]:
     return frozenset(found)
 
 
-def gate(route: Route, text: str, hit_names: Iterable[str]) -> GateVerdict:
+def gate(route: Route, text: str, hit_names: Iterable[str], searched: bool = True) -> GateVerdict:
     """Skip a cued prompt whose content words name nothing among the top hits (their names, qualified
-    names and paths); keep every other prompt, and every prompt when there are no hits to judge by."""
+    names and paths); keep every other prompt, and every prompt when search did not answer (`searched`
+    false): a failed search is no evidence. A search that found nothing at all is."""
     if not route.off_topic or route.name is RouteName.SKIP:
         return GateVerdict(False, "no off-topic cue")
-    named = named_stems(hit_names)
-    if not named:  # search failed or found nothing: no evidence either way
+    if not searched:
         return GateVerdict(False, f"{route.off_topic} cue, but no search evidence to judge it by")
+    named = named_stems(hit_names)
     stems = content_stems(text)
     matched = tuple(s for s in stems if s in named)
     if matched:
