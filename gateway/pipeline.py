@@ -267,7 +267,8 @@ class Pipeline:
             return None
         hits = evidence.search[:EVIDENCE_HITS]
         names = [n for h in hits for n in (h.chunk.qualified_name or h.chunk.name, h.chunk.path)]
-        return gate(request.route, request.text, names, searched="search" not in evidence.degraded)
+        searched = "search" not in evidence.degraded
+        return gate(request.route, request.text, names, searched, [h.chunk.content for h in hits])
 
     # -- step 2: expand the call graph ---------------------------------------------------------------
 

@@ -36,7 +36,7 @@ def classify(text: str) -> Route:
     seeds = extract_seeds(_window(stripped, SEED_HEAD_CHARS, SEED_TAIL_CHARS))
     intent_text = _window(stripped, INTENT_HEAD_CHARS, INTENT_TAIL_CHARS)
     route = score_intents(intent_text, seeds)
-    cue = "" if route.follow_up else off_topic_cue(intent_text, seeds)
+    cue = "" if route.follow_up else off_topic_cue(intent_text, seeds, route.name)
     return replace(route, off_topic=cue) if cue else route
 
 

@@ -23,11 +23,13 @@ from dataclasses import dataclass, replace
 from gateway.domain.routing.route import Route, RouteName
 from gateway.domain.routing.seeds import extract_seeds
 from gateway.domain.routing.words import WORD_STOP, words
-from kit.text import split_identifier
+from kit.text import code_words, split_identifier
 
 # The top hits whose names are read for evidence, and the shortest word stem that counts.
 EVIDENCE_HITS = 10
 MIN_STEM = 3
+# How much of each hit's text is read when a prompt shows no sign of code at all.
+TEXT_CHARS = 2000
 
 _LANGUAGES = (
     r"english|french|german|spanish|italian|portuguese|dutch|russian|chinese|mandarin|cantonese|japanese|"
@@ -121,7 +123,7 @@ _CODE_PUNCTUATION = re.compile(r"[{}\[\];=<>`]|=>|::|->|\w\(|\)\.|#\w|\$\w|\w\.\
 _CODE_WORDS = re.compile(
     r"\b(?:code|codebase|coding|repo|repository|repos|source|function|functions|func|fn|method|methods|"
     r"class|classes|module|modules|package|packages|file|files|folder|directory|variable|variables|var|"
-    r"const|let|param|params|parameter|parameters|argument|arguments|args?|kwargs|return|returns|returned|"
+    r"const|param|params|parameter|parameters|argument|arguments|args?|kwargs|return|returns|returned|"
     r"type|types|typed|typing|interface|interfaces|struct|enum|generic|generics|test|tests|testing|tested|"
     r"spec|specs|fixture|fixtures|mock|mocks|assert\w*|bug|bugs|buggy|error|errors|exception|exceptions|"
     r"traceback|stacktrace|crash\w*|fail\w*|broken|api|apis|endpoint\w*|route|routes|routing|router|"
@@ -132,6 +134,8 @@ _CODE_WORDS = re.compile(
     r"callback|callbacks|promise|promises|async|await|sync|thread|threads|process|processes|event|events|"
     r"listener|listeners|stream|streams|buffer|parser|parsing|parse|serializ\w+|deserializ\w+|json|yaml|"
     r"xml|csv|html|css|http|https|url|urls|cli|command|commands|script|scripts|log|logs|logging|logger|"
+    r"services?|rpcs?|grpc|protos?|protobuf|stubs?|docker\w*|pipelines?|calls?|caller|callers|callee|"
+    r"callees|invok\w+|symbols?|directories|signals?|sigterm|sigint|"
     r"components?|widgets?|helpers?|utils?|utilit(?:y|ies)|metadata|tables?|columns?|templates?|views?|"
     r"debug\w*|implement\w*|refactor\w*|rename|commit|commits|branch|merge|diff|lint\w*|regex|string|"
     r"strings|array|arrays|list|dict|object|objects|instance|constructor|property|properties|attribute|"
@@ -156,6 +160,10 @@ _GENERIC = words(
     which while who why will with without work works would write yes yet you your yours"""
 )
 _WORD = re.compile(r"[a-z][a-z']+")
+_DEICTIC = re.compile(r"\b(?:this|that|these|those|it|its|it's|here|above|below|same|again)\b")
+NO_CODE = "no sign of code"
+# Stems at least this long also match a longer name they begin (`approximat` ~ `approx`).
+MIN_PREFIX = 5
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,14 +175,21 @@ class GateVerdict:
     matched: tuple[str, ...] = ()
 
 
-def off_topic_cue(text: str, seeds: tuple[str, ...] | None = None) -> str:
-    """The off-topic category a prompt reads as, or "" (no cue, or any sign of code in it). `seeds` are
-    the prompt's seeds when the caller has them already."""
+def off_topic_cue(text: str, seeds: tuple[str, ...] | None = None, route: RouteName | None = None) -> str:
+    """The off-topic category a prompt reads as, or "" (any sign of code in it, or no cue at all).
+
+    Besides the categories' cues, a lookup or flow prompt with no sign of code, nothing it points back
+    to (`this`, `it`, `here`: the conversation's code) and words left to look for reads as "no sign of
+    code": the evidence decides. `seeds` are the prompt's seeds when the caller has them already."""
+    if route in (RouteName.BUG, RouteName.ARCHITECTURE) or has_code_signal(text, seeds):
+        return ""  # a bug report or an architecture question is about the code whatever its words
     lowered = text.lower().replace("’", "'")
     category = next((c for c, pattern in _CUE_RES.items() if pattern.search(lowered)), "")
-    if not category or has_code_signal(text, seeds):
-        return ""
-    return category
+    if category:
+        return category
+    if route in (RouteName.LOOKUP, RouteName.FLOW) and not _DEICTIC.search(lowered) and content_stems(text):
+        return NO_CODE
+    return ""
 
 
 def has_code_signal(text: str, seeds: tuple[str, ...] | None = None) -> bool:
@@ -208,25 +223,42 @@ def named_stems(names: Iterable[str]) -> frozenset[str]:
     return frozenset(found)
 
 
-def gate(route: Route, text: str, hit_names: Iterable[str], searched: bool = True) -> GateVerdict:
+def gate(
+    route: Route, text: str, hit_names: Iterable[str], searched: bool = True, hit_texts: Iterable[str] = ()
+) -> GateVerdict:
     """Skip a cued prompt whose content words name nothing among the top hits (their names, qualified
     names and paths); keep every other prompt, and every prompt when search did not answer (`searched`
-    false): a failed search is no evidence. A search that found nothing at all is."""
+    false): a failed search is no evidence. A search that found nothing at all is.
+
+    A prompt nominated only for having no sign of code needs more: none of its words may occur in the
+    hits' text (`hit_texts`) either."""
     if not route.off_topic or route.name is RouteName.SKIP:
         return GateVerdict(False, "no off-topic cue")
     if not searched:
         return GateVerdict(False, f"{route.off_topic} cue, but no search evidence to judge it by")
     named = named_stems(hit_names)
+    if route.off_topic == NO_CODE:
+        named |= text_stems(hit_texts)
     stems = content_stems(text)
-    matched = tuple(s for s in stems if s in named)
+    matched = tuple(s for s in stems if s in named or any(_prefixes(s, n) for n in named))
     if matched:
         return GateVerdict(False, f"{route.off_topic} cue, but the repo names {', '.join(matched)}", matched)
     return GateVerdict(True, f"{route.off_topic}: no word of the prompt names anything in this repo")
 
 
+def text_stems(texts: Iterable[str], chars: int = TEXT_CHARS) -> frozenset[str]:
+    """The stems of every word (and identifier part) in the head of each text."""
+    return frozenset(_stem(w) for text in texts for w in code_words(text[:chars]) if len(w) >= MIN_STEM)
+
+
 def skipped(route: Route, verdict: GateVerdict) -> Route:
     """The route the gate turned into a skip."""
     return replace(route, name=RouteName.SKIP, seeds=(), reasons=(*route.reasons, verdict.reason))
+
+
+def _prefixes(stem: str, name: str) -> bool:
+    shorter, longer = (stem, name) if len(stem) <= len(name) else (name, stem)
+    return len(shorter) >= MIN_PREFIX and longer.startswith(shorter)
 
 
 def _stem(word: str) -> str:
