@@ -18,6 +18,15 @@ block is already in the conversation, so a second one would repeat it. Thin prom
 their own ("still broken", "fix it") are routed by that intent with `follow_up=True` and no seeds; the
 gateway resolves them against the session's previous routed prompt with `resolve_follow_up`, which
 lends them its seeds (and leaves them seedless when there is none).
+
+Off-topic prompts that are not pure chat (about the assistant, creative writing, translation, general
+knowledge, small talk, instructions about the conversation, or simply no sign of code) are not skipped
+here: `classify` marks them `off_topic`, and the pipeline's relevance gate (`relevance.gate`) skips them
+only when the search hits it already has name nothing the prompt talks about.
+
+Modules: `route` (the verdict), `classifier` (entry point), `conversational` (chat and session commands),
+`intents` (route rules and scoring), `seeds` (names and paths; which names are specific in a repo),
+`relevance` (the off-topic gate), `words` (shared word sets).
 """
 
 from gateway.domain.routing.classifier import classify, resolve_follow_up
