@@ -127,6 +127,14 @@ def test_a_cued_prompt_that_names_code_of_this_repo_is_kept() -> None:
     assert verdict.matched == ("subscrib",)
 
 
+def test_the_words_of_the_cue_itself_are_no_evidence() -> None:
+    prompt = "can you summarise what we did in this session so far?"
+    route = classify(prompt)
+    assert route.off_topic == "conversation"
+    assert gate(route, prompt, ["SessionRoutes.remember", "gateway/session.py"]).skip
+    assert not gate(route, prompt, ["summarise_files", "gateway/summaries.py"]).skip
+
+
 def test_without_search_evidence_the_gate_keeps_the_prompt() -> None:
     route = classify("write me a poem about the sea")
     assert route.off_topic

@@ -239,7 +239,7 @@ def gate(
     named = named_stems(hit_names)
     if route.off_topic == NO_CODE:
         named |= text_stems(hit_texts)
-    stems = content_stems(text)
+    stems = content_stems(_without_cue(route.off_topic, text))
     matched = tuple(s for s in stems if s in named or any(_prefixes(s, n) for n in named))
     if matched:
         return GateVerdict(False, f"{route.off_topic} cue, but the repo names {', '.join(matched)}", matched)
@@ -254,6 +254,14 @@ def text_stems(texts: Iterable[str], chars: int = TEXT_CHARS) -> frozenset[str]:
 def skipped(route: Route, verdict: GateVerdict) -> Route:
     """The route the gate turned into a skip."""
     return replace(route, name=RouteName.SKIP, seeds=(), reasons=(*route.reasons, verdict.reason))
+
+
+def _without_cue(category: str, text: str) -> str:
+    """The prompt without the words of its cue: "in this session" says what the prompt is about (the
+    conversation), so the repo naming a `session` is no evidence against it."""
+    pattern = _CUE_RES.get(category)
+    lowered = text.lower().replace("’", "'")
+    return pattern.sub(" ", lowered) if pattern else lowered
 
 
 def _prefixes(stem: str, name: str) -> bool:
