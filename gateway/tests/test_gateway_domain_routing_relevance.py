@@ -133,6 +133,9 @@ def test_the_words_of_the_cue_itself_are_no_evidence() -> None:
     assert route.off_topic == "conversation"
     assert gate(route, prompt, ["SessionRoutes.remember", "gateway/session.py"]).skip
     assert not gate(route, prompt, ["summarise_files", "gateway/summaries.py"]).skip
+    # Every category's cue words, not only the first category's.
+    prompt = "please answer in french from now on"
+    assert gate(classify(prompt), prompt, ["decorateRequest", "docs/answer.md"]).skip
 
 
 def test_without_search_evidence_the_gate_keeps_the_prompt() -> None:

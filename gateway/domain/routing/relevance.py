@@ -239,7 +239,7 @@ def gate(
     named = named_stems(hit_names)
     if route.off_topic == NO_CODE:
         named |= text_stems(hit_texts)
-    stems = content_stems(_without_cue(route.off_topic, text))
+    stems = content_stems(_without_cues(text))
     matched = tuple(s for s in stems if s in named or any(_prefixes(s, n) for n in named))
     if matched:
         return GateVerdict(False, f"{route.off_topic} cue, but the repo names {', '.join(matched)}", matched)
@@ -256,12 +256,16 @@ def skipped(route: Route, verdict: GateVerdict) -> Route:
     return replace(route, name=RouteName.SKIP, seeds=(), reasons=(*route.reasons, verdict.reason))
 
 
-def _without_cue(category: str, text: str) -> str:
-    """The prompt without the words of its cue: "in this session" says what the prompt is about (the
-    conversation), so the repo naming a `session` is no evidence against it."""
-    pattern = _CUE_RES.get(category)
+def _without_cues(text: str) -> str:
+    """The prompt without the words of any cue: "in this session" or "answer in french" says what the
+    prompt is about (the conversation), so the repo naming a `session` or an `answer` is no evidence
+    against it."""
     lowered = text.lower().replace("’", "'")
-    return pattern.sub(" ", lowered) if pattern else lowered
+    kept = list(lowered)
+    for pattern in _CUE_RES.values():  # spans found on the whole prompt: cues may overlap
+        for match in pattern.finditer(lowered):
+            kept[match.start() : match.end()] = " " * (match.end() - match.start())
+    return "".join(kept)
 
 
 def _prefixes(stem: str, name: str) -> bool:
