@@ -1,4 +1,6 @@
-"""The hook as named steps: gather evidence → expand the call graph → fetch missing code → assemble.
+"""The hook as named steps: gather evidence → relevance gate → expand the call graph → fetch missing code
+→ assemble. The gate skips a prompt the router read as off-topic when the evidence already gathered
+names nothing it talks about.
 
 Each step takes what it needs and returns a value; a backend that failed or was too slow is named in the
 value's `degraded` set (the block is built from what arrived, marked partial). Every call has its own
