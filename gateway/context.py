@@ -144,6 +144,9 @@ class ContextService:
             user=query.user,
         )
         outcome = await self.pipeline.run(request, staleness)
+        if outcome.assembled.route == RouteName.SKIP:  # the relevance gate: off-topic after all
+            result.route, result.seeds, result.signals = str(RouteName.SKIP), [], outcome.signals
+            return _finish(result, outcome.assembled)
         result.degraded = list(outcome.degraded)
         result.partial = bool(result.degraded)
         result.signals = outcome.signals

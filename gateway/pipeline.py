@@ -1,4 +1,6 @@
-"""The hook as named steps: gather evidence → expand the call graph → fetch missing code → assemble.
+"""The hook as named steps: gather evidence → relevance gate → expand the call graph → fetch missing code
+→ assemble. The gate skips a prompt the router read as off-topic when the evidence already gathered
+names nothing it talks about.
 
 Each step takes what it needs and returns a value; a backend that failed or was too slow is named in the
 value's `degraded` set (the block is built from what arrived, marked partial). Every call has its own
@@ -21,6 +23,7 @@ from gateway.domain.assembly import (
     Staleness,
     SymbolRef,
     assemble_context,
+    empty_context,
 )
 from gateway.domain.fusion import (
     Neighbour,
@@ -31,6 +34,8 @@ from gateway.domain.fusion import (
     to_code_candidates,
 )
 from gateway.domain.routing import Route, RouteName
+from gateway.domain.routing.relevance import EVIDENCE_HITS, GateVerdict, gate
+from gateway.domain.routing.seeds import MAX_SHARED_DEFINITIONS, specific_definitions
 from gateway.ports import Backends, CallTree, RecallQuery, Rejected, RepoInfo, SearchHit, Unavailable
 from kit.domain import Chunk, Symbol
 
@@ -136,6 +141,10 @@ class Pipeline:
 
     async def run(self, request: Request, staleness: Staleness | None) -> Outcome:
         evidence = await self.gather_evidence(request)
+        verdict = self.relevance_gate(request, evidence)
+        gate_signals = {"gate": verdict.reason, "gate_matched": list(verdict.matched)} if verdict else {}
+        if verdict is not None and verdict.skip:
+            return Outcome(empty_context(RouteName.SKIP), evidence, (), gate_signals)
         if evidence.graph is None and not evidence.seeds:  # no named seed: infer one from search
             graph, missed = await self.expand_call_graph(request, _inferred_seed(request, evidence), True)
             evidence = replace(evidence, graph=graph, degraded=evidence.degraded | missed)
@@ -168,6 +177,7 @@ class Pipeline:
         signals = {
             "search": {h.chunk.id: _signals(h) for h in evidence.search},
             "seeds": [s.qualified_name for s in evidence.seeds],
+            **gate_signals,
         }
         return Outcome(assembled, evidence, degraded, signals)
 
@@ -212,19 +222,20 @@ class Pipeline:
     async def resolve_seeds(
         self, repo: RepoInfo, names: Sequence[str]
     ) -> tuple[tuple[Symbol, ...], frozenset[str]]:
-        """The definitions of the prompt's identifier-shaped names (a file-level match is not one)."""
-        limit = self.policy.symbol_candidates
+        """The definitions of the prompt's names that are specific in this repo (few definitions share
+        them, see `specific_definitions`); a common name stays a search term only."""
+        asked = names[: self.policy.seed_names]
+        limit = max(self.policy.symbol_candidates, MAX_SHARED_DEFINITIONS) + 1  # one more: to count them
         found = await asyncio.gather(
             *(
                 self.attempt("search", self.backends.search.find_symbols(repo.name, n, limit, self.deadline))
-                for n in names[: self.policy.seed_names]
+                for n in asked
             )
         )
         seeds = tuple(
             chunk.symbol()
-            for chunks, _ in found
-            for chunk in chunks or ()
-            if chunk.kind.value not in ("module", "file")
+            for name, (chunks, _) in zip(asked, found, strict=True)
+            for chunk in specific_definitions(name, chunks or ())[: self.policy.symbol_candidates]
         )
         return seeds, frozenset().union(*(degraded for _, degraded in found))
 
@@ -250,6 +261,16 @@ class Pipeline:
             return "", (), degraded
         overview = architecture_overview(found.summaries, found.hubs, repo_root=repo.path)
         return overview, found.hub_symbols[: self.policy.hub_candidates], degraded
+
+    def relevance_gate(self, request: Request, evidence: Evidence) -> GateVerdict | None:
+        """For a prompt the router read as off-topic: does any search hit it already brought back (no
+        extra call) name what the prompt talks about? `None` for every other prompt."""
+        if not request.route.off_topic:
+            return None
+        hits = evidence.search[:EVIDENCE_HITS]
+        names = [n for h in hits for n in (h.chunk.qualified_name or h.chunk.name, h.chunk.path)]
+        searched = "search" not in evidence.degraded
+        return gate(request.route, request.text, names, searched, [h.chunk.content for h in hits])
 
     # -- step 2: expand the call graph ---------------------------------------------------------------
 

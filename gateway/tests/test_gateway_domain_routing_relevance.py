@@ -1,0 +1,234 @@
+"""The relevance gate (gateway/domain/routing/relevance.py) and seed specificity (routing/seeds.py).
+
+The off-topic phrasings here were written from the categories (about the assistant, creative writing,
+translation, general knowledge, small talk, chat about the conversation), not from the bench sets."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from gateway.domain.routing import RouteName, classify
+from gateway.domain.routing.relevance import content_stems, gate, has_code_signal, named_stems, skipped
+from gateway.domain.routing.seeds import specific_definitions
+from gateway.tests.fakes import make_chunk
+from kit.domain import Chunk, ChunkKind
+
+OFF_TOPIC = {
+    "assistant": [
+        "are you an AI or a real person?",
+        "who created you",
+        "what is your knowledge cutoff",
+        "do you have feelings",
+        "tell me about yourself",
+        "which company trained you?",
+        "what kind of model are you",
+        "can you browse the internet",
+        "how were you trained",
+        "are you better than chatgpt",
+    ],
+    "creative": [
+        "write me a poem about the sea",
+        "compose a limerick about a cat who loves lasagna",
+        "tell me a joke",
+        "can you write a short story about a dragon",
+        "write song lyrics about summer love",
+        "make up a bedtime story for my daughter",
+        "write a sonnet about coffee",
+        "draft a wedding speech for my brother",
+    ],
+    "translation": [
+        "how do you say thank you in japanese",
+        "translate this sentence to spanish: where is the train station",
+        "what does 'carpe diem' mean in english",
+        "translate 'i love you' to french",
+        "how would you say good night in italian",
+    ],
+    "general knowledge": [
+        "who painted the mona lisa",
+        "when did the roman empire fall",
+        "how far is the moon from earth",
+        "what is the population of canada",
+        "who won the world cup in 2018",
+        "what's the boiling point of water at altitude",
+        "give me a recipe for banana bread",
+        "what are the symptoms of the flu",
+        "who was the first person on the moon",
+        "what is the tallest mountain in europe",
+    ],
+    "small talk": [
+        "how's your day going?",
+        "i'm so tired today",
+        "have a great weekend!",
+        "what's your favorite color",
+        "tell me something interesting",
+        "happy friday!",
+        "nice to meet you",
+        "what should i eat for dinner tonight",
+    ],
+    "conversation": [
+        "from now on please reply only in bullet points",
+        "can you answer in spanish",
+        "what did we talk about yesterday",
+        "summarise our conversation so far",
+        "please be more formal",
+        "stop using emojis",
+        "what did i just ask you",
+        "forget everything i said before",
+        "explain it in simpler terms please",
+    ],
+}
+# Prompts about code that share words with the cues: the router must not even nominate them.
+CODE_PROMPTS_WITH_CUE_WORDS = [
+    "write a test for the retry logic in the http client",
+    "translate the error messages in the validator to german",
+    "how does the app decide which language to respond in",
+    "from now on the parser should accept tabs",
+    "write a story for the Button component",
+    "how long does a session stay in the cache",
+    "how do you say 'not found' in the i18n strings",
+    "who wrote the timeout handling",
+    "your last answer about the hook was wrong, check the pipeline again",
+    "tell me a joke about fixtures",
+    "explain how backpressure works in streams",
+    "who calls `formatDate` for the french locale?",
+    "what is the population count computed from in stats.py",
+]
+HIT_NAMES = ["Subscriber.unsubscribe", "src/internal/Subscriber.ts", "retryWhen", "src/operators/retry.ts"]
+
+
+@pytest.mark.parametrize(("category", "prompt"), [(c, p) for c, ps in OFF_TOPIC.items() for p in ps])
+def test_off_topic_prompts_of_every_category_are_nominated_for_the_gate(category: str, prompt: str) -> None:
+    route = classify(prompt)
+    assert route.name is RouteName.SKIP or route.off_topic, (category, prompt, route)
+
+
+@pytest.mark.parametrize(("category", "prompt"), [(c, p) for c, ps in OFF_TOPIC.items() for p in ps])
+def test_off_topic_prompts_skip_when_no_word_names_anything_in_the_repo(category: str, prompt: str) -> None:
+    route = classify(prompt)
+    if route.name is not RouteName.SKIP:
+        assert gate(route, prompt, HIT_NAMES).skip, (category, prompt)
+
+
+@pytest.mark.parametrize("prompt", CODE_PROMPTS_WITH_CUE_WORDS)
+def test_code_prompts_that_share_words_with_off_topic_cues_are_never_nominated(prompt: str) -> None:
+    route = classify(prompt)
+    assert route.name is not RouteName.SKIP and not route.off_topic, route
+    assert not gate(route, prompt, HIT_NAMES).skip
+
+
+def test_a_cued_prompt_that_names_code_of_this_repo_is_kept() -> None:
+    prompt = "write a short story about a lonely subscriber"
+    route = classify(prompt)
+    assert route.off_topic == "creative"
+    verdict = gate(route, prompt, HIT_NAMES)
+    assert not verdict.skip
+    assert verdict.matched == ("subscrib",)
+
+
+def test_the_words_of_the_cue_itself_are_no_evidence() -> None:
+    prompt = "can you summarise what we did in this session so far?"
+    route = classify(prompt)
+    assert route.off_topic == "conversation"
+    assert gate(route, prompt, ["SessionRoutes.remember", "gateway/session.py"]).skip
+    assert not gate(route, prompt, ["summarise_files", "gateway/summaries.py"]).skip
+    # Every category's cue words, not only the first category's.
+    prompt = "please answer in french from now on"
+    assert gate(classify(prompt), prompt, ["decorateRequest", "docs/answer.md"]).skip
+
+
+def test_without_search_evidence_the_gate_keeps_the_prompt() -> None:
+    route = classify("write me a poem about the sea")
+    assert route.off_topic
+    assert not gate(route, "write me a poem about the sea", [], searched=False).skip
+    assert gate(route, "write me a poem about the sea", [], searched=True).skip
+
+
+def test_a_prompt_pointing_back_at_the_conversation_is_never_nominated() -> None:
+    for prompt in ("how are these results ordered", "can you simplify this", "make it faster"):
+        route = classify(prompt)
+        assert not route.off_topic, prompt
+        assert not gate(route, prompt, []).skip
+
+
+@pytest.mark.parametrize(
+    ("prompt", "names"),
+    [
+        ("what model does the embedder use", ["OnnxEmbedder.embed", "services/search/embedder.py"]),
+        ("are you sure the subscriber unsubscribes on complete", HIT_NAMES),
+        ("summarise what the indexer does", ["Indexer.index_repo", "services/indexer/engine.py"]),
+    ],
+)
+def test_a_prompt_without_code_words_is_kept_when_the_repo_names_its_subject(
+    prompt: str, names: list[str]
+) -> None:
+    route = classify(prompt)
+    assert route.off_topic  # nominated: no word of it is a programming word
+    assert not gate(route, prompt, names).skip
+
+
+def test_a_prompt_with_no_sign_of_code_is_kept_when_its_words_occur_in_the_hits_text() -> None:
+    prompt = "how are the results ordered"
+    route = classify(prompt)
+    assert route.off_topic == "no sign of code"
+    assert gate(route, prompt, ["mergeMap"], hit_texts=["function f() { /* planets */ }"]).skip
+    kept = gate(route, prompt, ["mergeMap"], hit_texts=["// results are ordered by arrival"])
+    assert not kept.skip and set(kept.matched) == {"result", "order"}
+    # A category cue is judged by names only: its words are too common in comments to count there.
+    joke = classify("tell me a joke about planets")
+    assert gate(joke, "tell me a joke about planets", ["mergeMap"], hit_texts=["planets"]).skip
+
+
+def test_skipped_route_drops_seeds_and_says_why() -> None:
+    route = classify("tell me a joke")
+    verdict = gate(route, "tell me a joke", HIT_NAMES)
+    turned = skipped(route, verdict)
+    assert turned.name is RouteName.SKIP and turned.seeds == ()
+    assert turned.reasons[-1] == verdict.reason
+
+
+def test_code_signals_are_identifiers_paths_punctuation_and_programming_words() -> None:
+    assert has_code_signal("what does parse_args do")
+    assert has_code_signal("look at src/app.ts")
+    assert has_code_signal("x => x + 1")
+    assert has_code_signal("the middleware order")
+    assert not has_code_signal("what is the capital of peru")
+
+
+def test_stems_match_plural_and_verb_forms_of_names_but_not_longer_words() -> None:
+    assert set(content_stems("retries were scheduled by handlers")) == {"retry", "schedul", "handl"}
+    named = named_stems(["retry", "RetryScheduler.schedule", "lib/handler.js"])
+    assert {"retry", "schedul", "handl"} <= named
+    assert "capital" not in named_stems(["capitalize"])
+    assert content_stems("please tell me more about that thing") == ()
+
+
+# -- seed specificity ------------------------------------------------------------------------------------
+
+
+def _definitions(name: str, count: int, *, tests: int = 0) -> list[Chunk]:
+    return [make_chunk(name, f"src/m{i}.py", 1) for i in range(count)] + [
+        replace(make_chunk(name, f"tests/test_m{i}.py", 1), is_test=True) for i in range(tests)
+    ]
+
+
+def test_a_name_many_definitions_share_is_not_a_seed() -> None:
+    assert specific_definitions("handleRequest", _definitions("handleRequest", 4)) == ()
+    assert len(specific_definitions("handleRequest", _definitions("handleRequest", 3))) == 3
+
+
+def test_a_plain_word_is_a_seed_only_when_one_definition_has_it() -> None:
+    assert specific_definitions("json", _definitions("json", 2)) == ()
+    assert len(specific_definitions("json", _definitions("json", 1))) == 1
+    assert specific_definitions("get", _definitions("get", 0)) == ()
+
+
+def test_test_definitions_do_not_make_a_name_common_but_count_when_alone() -> None:
+    assert len(specific_definitions("parse_header", _definitions("parse_header", 1, tests=5))) == 6
+    assert specific_definitions("parse_header", _definitions("parse_header", 0, tests=4)) == ()
+
+
+def test_file_level_matches_are_not_definitions() -> None:
+    readme = make_chunk("README", "README.md", 1, ChunkKind.FILE)
+    assert specific_definitions("README", [readme]) == ()
