@@ -164,26 +164,40 @@ class SqliteKeywordIndex:
         self._writer.executescript(_SCHEMA)
         self._df_cache: dict[tuple[str, str], tuple[float, int]] = {}
         self._known_tables: set[str] = set()
-        self._migrate_shared_fts()
         self._df_lock = threading.Lock()
+        self._migrate_shared_fts()
 
-    def _has_table(self, db: sqlite3.Connection, table: str) -> bool:
+    def _committed_table(self, table: str) -> bool:
+        """Whether the repo's FTS table exists in committed state (positives cached; creation and drop
+        update the cache only after their transaction committed, so a rolled-back CREATE is never believed)."""
         if table in self._known_tables:
             return True
-        found = db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone() is not None
+        found = (
+            self._reader().execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone()
+            is not None
+        )
         if found:
             self._known_tables.add(table)
         return found
 
-    def _ensure_fts(self, db: sqlite3.Connection, repo: str) -> str:
+    @staticmethod
+    def _table_in_transaction(db: sqlite3.Connection, table: str) -> bool:
+        return db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone() is not None
+
+    def _ensure_fts(self, db: sqlite3.Connection, repo: str, created: list[str]) -> str:
+        """The repo's FTS table, created inside the caller's transaction when missing; the caller marks
+        it known once the transaction commits (a full disk rolls the CREATE back with everything else)."""
         table = fts_table(repo)
-        if not self._has_table(db, table):
-            db.execute(f"CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING fts5({_FTS_COLUMNS})")
-            self._known_tables.add(table)
+        if table not in self._known_tables and not self._table_in_transaction(db, table):
+            db.execute(f"CREATE VIRTUAL TABLE {table} USING fts5({_FTS_COLUMNS})")
+            created.append(table)
         return table
 
     def _migrate_shared_fts(self) -> None:
-        """A data dir written before per-repo tables: rebuild each repo's FTS from its chunks, drop the old one."""
+        """A data dir written before per-repo tables: rebuild each repo's FTS from its chunks, drop the old one.
+
+        One transaction: a failure (a full disk, say) rolls it all back and leaves the old layout as it was,
+        so the next start tries again; the error says what to free."""
         db = self._writer
         if db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (_LEGACY_FTS,)).fetchone() is None:
             return
@@ -193,15 +207,33 @@ class SqliteKeywordIndex:
             self._path,
             len(repos),
         )
-        with self._transaction() as tx:
-            for repo in repos:
-                table = self._ensure_fts(tx, repo)
-                for row in tx.execute(
-                    f"SELECT rowid, {_COLUMNS} FROM chunks WHERE repo = ?", (repo,)
-                ).fetchall():
-                    self._insert_fts(tx, table, row[0], _chunk(row[1:]))
-            tx.execute(f"DROP TABLE {_LEGACY_FTS}")
-        log.warning("keyword index %s: migration to per-repo FTS tables done", self._path)
+        created: list[str] = []
+        rows = 0
+        try:
+            with self._transaction() as tx:
+                for repo in repos:
+                    table = self._ensure_fts(tx, repo, created)
+                    for row in tx.execute(
+                        f"SELECT rowid, {_COLUMNS} FROM chunks WHERE repo = ?", (repo,)
+                    ).fetchall():
+                        self._insert_fts(tx, table, row[0], _chunk(row[1:]))
+                        rows += 1
+                tx.execute(f"DROP TABLE {_LEGACY_FTS}")
+        except Exception as exc:
+            log.error(
+                "keyword index %s: migration to per-repo FTS tables failed and was rolled back"
+                " (the old table is intact; free space and restart): %s",
+                self._path,
+                exc,
+            )
+            raise
+        self._known_tables.update(created)
+        log.warning(
+            "keyword index %s: migration to per-repo FTS tables done (%d repos, %d chunks)",
+            self._path,
+            len(repos),
+            rows,
+        )
 
     @staticmethod
     def _insert_fts(db: sqlite3.Connection, table: str, rowid: int, c: Chunk) -> None:
@@ -240,9 +272,11 @@ class SqliteKeywordIndex:
     # --- writes ------------------------------------------------------------------------------------
 
     def replace_file(self, repo: str, path: str, chunks: Sequence[Chunk]) -> int:
+        created: list[str] = []
         with self._transaction() as db:
-            table = self._ensure_fts(db, repo)
             self._delete_where(db, repo, "path = ?", (path,))
+            # A file with nothing to store creates no table (an empty __init__.py on a full disk succeeds).
+            table = self._ensure_fts(db, repo, created) if chunks else ""
             for c in chunks:
                 cursor = db.execute(
                     "INSERT INTO chunks (id, repo, path, language, kind, name, name_lower, qualified_name,"
@@ -269,11 +303,12 @@ class SqliteKeywordIndex:
                 )
                 assert cursor.lastrowid is not None
                 self._insert_fts(db, table, cursor.lastrowid, c)
+        self._known_tables.update(created)
         return len(chunks)
 
     def _delete_where(self, db: sqlite3.Connection, repo: str, where: str, params: Sequence[object]) -> int:
         table = fts_table(repo)
-        if self._has_table(db, table):
+        if table in self._known_tables or self._table_in_transaction(db, table):
             db.execute(
                 f"DELETE FROM {table} WHERE rowid IN (SELECT rowid FROM chunks WHERE repo = ? AND {where})",
                 (repo, *params),
@@ -288,13 +323,15 @@ class SqliteKeywordIndex:
         return removed
 
     def delete_repo(self, repo: str) -> int:
+        """The repo's rows and its FTS table, in one transaction (a failure leaves both as they were)."""
+        table = fts_table(repo)
         with self._transaction() as db:
             removed = db.execute("DELETE FROM chunks WHERE repo = ?", (repo,)).rowcount
-            table = fts_table(repo)
             db.execute(f"DROP TABLE IF EXISTS {table}")
-            self._known_tables.discard(table)
+        self._known_tables.discard(table)
         with self._df_lock:
-            self._df_cache.clear()
+            for key in [k for k in self._df_cache if k[0] == repo]:
+                del self._df_cache[key]
         return removed
 
     # --- reads -------------------------------------------------------------------------------------
@@ -320,7 +357,7 @@ class SqliteKeywordIndex:
         return int(count)
 
     def _repo_has_fts(self, repo: str) -> bool:
-        return self._has_table(self._reader(), fts_table(repo))
+        return self._committed_table(fts_table(repo))
 
     def affordable_terms(self, repo: str, words: Sequence[str]) -> list[str]:
         """The repo's rarest words whose document frequencies fit the row budget (at least the rarest one)."""
@@ -338,7 +375,22 @@ class SqliteKeywordIndex:
             rows += df
         return chosen
 
+    def _dropped_meanwhile(self, exc: sqlite3.OperationalError, table: str) -> bool:
+        """A read raced a delete_repo that dropped the table: the repo now holds nothing."""
+        if "no such table" not in str(exc):
+            return False
+        self._known_tables.discard(table)
+        return True
+
     def search(self, repo: str, words: Sequence[str], filters: SearchFilters, limit: int) -> list[ScoredId]:
+        try:
+            return self._search(repo, words, filters, limit)
+        except sqlite3.OperationalError as exc:
+            if self._dropped_meanwhile(exc, fts_table(repo)):
+                return []
+            raise
+
+    def _search(self, repo: str, words: Sequence[str], filters: SearchFilters, limit: int) -> list[ScoredId]:
         terms = self.affordable_terms(repo, words) if words and limit > 0 else []
         if not terms:
             return []
@@ -395,11 +447,16 @@ class SqliteKeywordIndex:
                 return []
             match_expr = "names : (" + " OR ".join(fts_phrase(p) + " *" for p in prefixes) + ")"
             table = fts_table(repo)
-            rows = db.execute(
-                f"SELECT {_PREFIXED_COLUMNS} FROM {table} JOIN chunks c ON c.rowid = {table}.rowid"
-                f" WHERE {table} MATCH ? AND c.repo = ? LIMIT ?",
-                (match_expr, repo, limit),
-            )
+            try:
+                rows = db.execute(
+                    f"SELECT {_PREFIXED_COLUMNS} FROM {table} JOIN chunks c ON c.rowid = {table}.rowid"
+                    f" WHERE {table} MATCH ? AND c.repo = ? LIMIT ?",
+                    (match_expr, repo, limit),
+                ).fetchall()
+            except sqlite3.OperationalError as exc:
+                if self._dropped_meanwhile(exc, table):
+                    return []
+                raise
         return [_chunk(r) for r in rows]
 
     def file_chunks(self, repo: str, path: str) -> list[Chunk]:

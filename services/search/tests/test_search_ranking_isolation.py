@@ -15,7 +15,7 @@ import pytest
 
 from services.search.adapters.sqlite_keyword_index import ROW_BUDGET, SqliteKeywordIndex, fts_table
 from services.search.domain.keywords import chunk_fields
-from services.search.domain.model import ScoredId, SearchFilters
+from services.search.domain.model import ScoredId, SearchFilters, StoreFull
 from services.search.ports import KeywordIndex
 from services.search.tests.conftest import KEYWORD_BACKENDS, open_keyword_index
 from services.search.tests.search_fakes import chunk
@@ -115,3 +115,102 @@ def test_a_data_dir_with_one_shared_fts_table_is_migrated_in_place_with_a_log_li
     assert _rankings(reopened) == expected
     names = {n for (n,) in sqlite3.connect(path).execute("SELECT name FROM sqlite_master")}
     assert "chunks_fts" not in names
+
+
+def _fill(index: SqliteKeywordIndex) -> None:
+    """The writer may not grow the file by one more page: SQLITE_FULL, as on a full disk."""
+    (pages,) = index._writer.execute("PRAGMA page_count").fetchone()
+    index._writer.execute(f"PRAGMA max_page_count = {pages}")
+
+
+def _unfill(index: SqliteKeywordIndex) -> None:
+    index._writer.execute("PRAGMA max_page_count = 1073741823")
+
+
+def _schema(path: Path) -> set[str]:
+    db = sqlite3.connect(path)
+    try:
+        return {n for (n,) in db.execute("SELECT name FROM sqlite_master")}
+    finally:
+        db.close()
+
+
+def test_a_full_disk_while_creating_a_repos_table_is_store_full_and_leaves_nothing_half_created(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "keyword.db"
+    index = SqliteKeywordIndex(path)
+    index.replace_file(REPO, "src/cli.py", _own_chunks())
+    before_schema = _schema(path)
+    _fill(index)
+    with pytest.raises(StoreFull, match="disk is full"):
+        index.replace_file("new/repo", "lib/commands.py", _other_chunks("new/repo", 5))
+    assert _schema(path) == before_schema, "no table (nor FTS shadow table) of the new repo is left behind"
+    assert not any(n.startswith(fts_table("new/repo")) for n in _schema(path))
+    assert index.counts("new/repo").chunks == 0
+    # A file with nothing to store still succeeds: it needs no table.
+    assert index.replace_file("new/repo", "empty/__init__.py", []) == 0
+    with pytest.raises(StoreFull):  # and a second try is the same clear error, not "no such table"
+        index.replace_file("new/repo", "lib/commands.py", _other_chunks("new/repo", 5))
+    assert index.search("new/repo", ["command"], SearchFilters(), 5) == []
+    _unfill(index)
+    assert index.replace_file("new/repo", "lib/commands.py", _other_chunks("new/repo", 5)) == 5
+    assert len(index.search("new/repo", ["command"], SearchFilters(), 10)) == 5
+    assert index.search(REPO, ["parse"], SearchFilters(), 10), "the repo stored before is untouched"
+
+
+def test_a_full_disk_on_writes_to_an_existing_repo_table_is_store_full_too(tmp_path: Path) -> None:
+    index = SqliteKeywordIndex(tmp_path / "keyword.db")
+    index.replace_file(REPO, "src/cli.py", _own_chunks())
+    before = _rankings(index)
+    _fill(index)
+    big = [chunk(f"g{i}", "src/big.py", repo=REPO, body="word " * 2000, start_line=i + 1) for i in range(40)]
+    with pytest.raises(StoreFull):
+        index.replace_file(REPO, "src/big.py", big)
+    assert _rankings(index) == before and index.file_chunks(REPO, "src/big.py") == []
+
+
+def _legacy_layout(path: Path) -> None:
+    index = SqliteKeywordIndex(path)
+    index.replace_file(REPO, "src/cli.py", _own_chunks())
+    index.close()
+    db = sqlite3.connect(path)
+    db.execute(f"DROP TABLE {fts_table(REPO)}")
+    db.execute(
+        "CREATE VIRTUAL TABLE chunks_fts USING fts5(names, path, signature, doc, body,"
+        " tokenize = 'porter unicode61 remove_diacritics 2')"
+    )
+    for rowid, c in zip(range(1, 11), _own_chunks(), strict=True):
+        f = chunk_fields(c)
+        db.execute(
+            "INSERT INTO chunks_fts (rowid, names, path, signature, doc, body) VALUES (?, ?, ?, ?, ?, ?)",
+            (rowid, f["names"], f["path"], f["signature"], f["doc"], f["body"]),
+        )
+    db.commit()
+    db.execute("VACUUM")  # no free pages left for the migration to reuse
+    db.close()
+
+
+def test_a_migration_that_hits_a_full_disk_rolls_back_whole_and_succeeds_on_the_next_start(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "keyword.db"
+    _legacy_layout(path)
+    legacy_schema = _schema(path)
+    connect = SqliteKeywordIndex._connect
+
+    def full_disk(self: SqliteKeywordIndex) -> sqlite3.Connection:
+        db = connect(self)
+        (pages,) = db.execute("PRAGMA page_count").fetchone()
+        db.execute(f"PRAGMA max_page_count = {pages}")
+        return db
+
+    monkeypatch.setattr(SqliteKeywordIndex, "_connect", full_disk)
+    with caplog.at_level(logging.WARNING), pytest.raises(StoreFull, match="disk is full"):
+        SqliteKeywordIndex(path)
+    assert any("rolled back" in r.getMessage() for r in caplog.records)
+    assert _schema(path) == legacy_schema, "the old layout is intact, no per-repo table half made"
+    monkeypatch.setattr(SqliteKeywordIndex, "_connect", connect)
+    reopened = SqliteKeywordIndex(path)
+    assert "chunks_fts" not in _schema(path) and fts_table(REPO) in _schema(path)
+    assert all(_rankings(reopened))
