@@ -15,7 +15,8 @@ import pytest
 
 from services.search.adapters.sqlite_keyword_index import ROW_BUDGET, SqliteKeywordIndex, fts_table
 from services.search.domain.keywords import chunk_fields
-from services.search.domain.model import ScoredId, SearchFilters, StoreFull
+from services.search.domain.model import ScoredId, SearchFilters, SearchMode, StoreFull
+from services.search.engine import SearchEngine
 from services.search.ports import KeywordIndex
 from services.search.tests.conftest import KEYWORD_BACKENDS, open_keyword_index
 from services.search.tests.search_fakes import chunk
@@ -214,3 +215,31 @@ def test_a_migration_that_hits_a_full_disk_rolls_back_whole_and_succeeds_on_the_
     reopened = SqliteKeywordIndex(path)
     assert "chunks_fts" not in _schema(path) and fts_table(REPO) in _schema(path)
     assert all(_rankings(reopened))
+
+
+def test_hybrid_search_ranks_and_scores_the_same_before_and_after_fifty_other_repos(
+    engine: SearchEngine,
+) -> None:
+    """The whole engine (keyword + vectors + fusion + adjustments), not only the keyword index."""
+    engine.upsert_file(REPO, "src/cli.py", _own_chunks())
+    while engine.backfill_once():
+        pass
+    prompts = ["how is the command parsed", "parse options", "run command"]
+
+    def ranked() -> list[list[tuple[str, float]]]:
+        return [
+            [
+                (h.chunk.id, round(h.score, 9))
+                for h in engine.search(q, REPO, limit=10, mode=SearchMode.HYBRID).hits
+            ]
+            for q in prompts
+        ]
+
+    before = ranked()
+    assert all(before)
+    for i in range(50):
+        other = f"other/repo{i}"
+        engine.upsert_file(other, "lib/commands.py", _other_chunks(other, 10))
+    while engine.backfill_once():
+        pass
+    assert ranked() == before
