@@ -16,7 +16,7 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -426,6 +426,7 @@ class SqliteKeywordIndex:
 
     def symbol_candidates(self, repo: str, name: str, match: SymbolMatch, limit: int) -> list[Chunk]:
         db = self._reader()
+        rows: Iterable[tuple[object, ...]]
         if match is SymbolMatch.EXACT:
             rows = db.execute(
                 f"SELECT {_COLUMNS} FROM chunks WHERE repo = ? AND name = ?"
