@@ -15,6 +15,11 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--corpus", action="append", help="only these corpora (repeatable)")
     run.add_argument("--out", type=Path, help="results folder (default bench/results)")
     run.add_argument("--keep", action="store_true", help="keep the temp data dir (logs) afterwards")
+    run.add_argument(
+        "--store",
+        choices=("all", "run"),
+        help="what the one shared store holds: every corpus (default; quick: run) or only those scored",
+    )
     hook = commands.add_parser("hook", help="hook p50/p99 at 1 and 16 clients, CPU per hook per process")
     hook.add_argument("--src", type=Path, help="a source tree of ≥ 1,000 files (default: Django 5.2.8)")
     hook.add_argument("--data-dir", type=Path, help="keep the suite's data here (reused by the next run)")
@@ -89,7 +94,9 @@ def main(argv: list[str] | None = None) -> int:
     from bench.runner import RESULTS_DIR
     from bench.runner import run as run_bench
 
-    run_bench(quick=args.quick, only=args.corpus, out_dir=args.out or RESULTS_DIR, keep=args.keep)
+    run_bench(
+        quick=args.quick, only=args.corpus, out_dir=args.out or RESULTS_DIR, keep=args.keep, store=args.store
+    )
     return 0
 
 

@@ -38,6 +38,9 @@ def render_markdown(results: dict[str, Any]) -> str:
         f"{results.get('elapsed_s', 0):.0f} s in all. " + NOTE,
         "",
     ]
+    if results.get("store"):  # which corpora shared the one store the numbers were measured on
+        store = results["store"]
+        lines += [f"One store held {', '.join(store['repos'])} ({store.get('chunks', '?')} chunks).", ""]
     for name, corpus in results["corpora"].items():
         info, quality, routing = corpus["corpus"], corpus["quality"]["systems"], corpus["routing"]
         lines += [

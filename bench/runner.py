@@ -1,5 +1,11 @@
 """`python -m bench run`: fetch corpora, start a suite in a temp data dir, index, wait for vectors, run the
-quality sets against our system and the baselines, measure speed, write bench/results/<date>.{json,md}."""
+quality sets against our system and the baselines, measure speed, write bench/results/<date>.{json,md}.
+
+The corpora share ONE store, as repos do on a team server: every corpus of the store is indexed first
+(one after another, each waiting for its vectors), then each evaluated corpus is scored and timed against
+that store. `--store all` (the default of a full run) holds every corpus in corpora.yaml, so a
+`--corpus X` run is scored with the others indexed beside it; `--store run` holds only the corpora being
+evaluated (the default of `--quick`). The results record which (`store`)."""
 
 from __future__ import annotations
 
@@ -129,26 +135,17 @@ def evaluate(
     return out
 
 
-def run_corpus(
-    corpus: Corpus, prompts: list[Prompt], suite: Any, gateway: Gateway, workdir: Path, quick: bool
-) -> dict[str, Any]:
-    run_info = suite.run_info
-    search_addr = run_info["children"]["search"]["address"]
-    graph_addr = run_info["children"]["graph"]["address"]
+STORE_MODES = ("all", "run")
+
+
+def index_corpus(corpus: Corpus, suite: Any, workdir: Path) -> tuple[Path, dict[str, Any]]:
+    """Index one corpus into the shared store and wait for its vectors: (its source root, index numbers)."""
+    search_addr = suite.run_info["children"]["search"]["address"]
     if corpus.registry == SELF:
         root = corpus.path
     else:
         root = workdir / "src" / corpus.name
         shutil.copytree(corpus.path, root)
-    prompts = resolve_spans(prompts, corpus.path)
-    result: dict[str, Any] = {
-        "corpus": {
-            "name": corpus.name,
-            "language": corpus.language,
-            "version": corpus.version or "working tree",
-            "sha256": corpus.sha256,
-        }
-    }
 
     # --- cold index (keyword ready), then the vector backfill -------------------------------------------
     from cli.client import GatewayClient
@@ -169,7 +166,7 @@ def run_corpus(
     vectors = speed.wait_for_vectors(search_addr, suite.service_token, corpus.name, VECTOR_TIMEOUT)
     backfill_s = time.perf_counter() - started
     say(f"{corpus.name}: vectors {vectors['vectors']}/{vectors['chunks']} after {backfill_s:.1f} s")
-    result["index"] = {
+    return root, {
         "files": files,
         "chunks": chunks,
         "errors": int(final.get("errors", 0)),
@@ -181,6 +178,30 @@ def run_corpus(
             "seconds_from_index_start": round(backfill_s, 1),
             "chunks_per_s": round(vectors["vectors"] / backfill_s, 1) if vectors["done"] else None,
         },
+    }
+
+
+def run_corpus(
+    corpus: Corpus,
+    prompts: list[Prompt],
+    suite: Any,
+    gateway: Gateway,
+    indexed: tuple[Path, dict[str, Any]],
+    quick: bool,
+) -> dict[str, Any]:
+    run_info = suite.run_info
+    search_addr = run_info["children"]["search"]["address"]
+    graph_addr = run_info["children"]["graph"]["address"]
+    root, index_numbers = indexed
+    prompts = resolve_spans(prompts, corpus.path)
+    result: dict[str, Any] = {
+        "corpus": {
+            "name": corpus.name,
+            "language": corpus.language,
+            "version": corpus.version or "working tree",
+            "sha256": corpus.sha256,
+        },
+        "index": index_numbers,
     }
 
     # --- baselines, built now so they do not compete with the embedder for the CPU ----------------------
@@ -301,17 +322,34 @@ def run_corpus(
     return result
 
 
+def store_corpora(evaluated: list[str], every: list[str], store: str) -> list[str]:
+    """The corpora the shared store holds: the evaluated ones first (in order), then the others."""
+    if store not in STORE_MODES:
+        raise ValueError(f"store {store!r}: use one of {', '.join(STORE_MODES)}")
+    others = [n for n in every if n not in evaluated] if store == "all" else []
+    return [*evaluated, *others]
+
+
 def run(
-    quick: bool = False, only: list[str] | None = None, out_dir: Path = RESULTS_DIR, keep: bool = False
+    quick: bool = False,
+    only: list[str] | None = None,
+    out_dir: Path = RESULTS_DIR,
+    keep: bool = False,
+    store: str | None = None,
 ) -> Path:
     from kit.testing import Suite  # the e2e helper: `reporecall up --base-port 0` as a subprocess
 
     corpora = load_corpora()
     names = only or ([QUICK_CORPUS] if quick else list(corpora))
+    unknown = [n for n in names if n not in corpora]
+    if unknown:
+        raise SystemExit(f"bench: unknown corpus {', '.join(unknown)}; known: {', '.join(corpora)}")
+    store = store or ("run" if quick else "all")
+    held = store_corpora(names, list(corpora), store)
     sets = {n: load_set(SETS_DIR / f"{n}.yaml") for n in names}
     if quick:
         sets = {n: _quick_subset(ps) for n, ps in sets.items()}
-    for n in names:
+    for n in held:
         fetch(corpora[n], say)
     workdir = Path(tempfile.mkdtemp(prefix="reporecall-bench-"))
     say(f"starting the suite in {workdir / 'data'}")
@@ -327,12 +365,16 @@ def run(
             "load_avg_at_start": os.getloadavg(),
         },
         "commit": _git_head(),
+        "store": {"mode": store, "repos": held},
         "corpora": {},
     }
     try:
         gateway = Gateway(suite.url, suite.token)
+        say(f"one store for {len(held)} corpora ({store}): {', '.join(held)}")
+        indexed = {n: index_corpus(corpora[n], suite, workdir) for n in held}
+        results["store"]["chunks"] = sum(numbers["chunks"] for _, numbers in indexed.values())
         for n in names:
-            results["corpora"][n] = run_corpus(corpora[n], sets[n], suite, gateway, workdir, quick)
+            results["corpora"][n] = run_corpus(corpora[n], sets[n], suite, gateway, indexed[n], quick)
         results["processes"] = {
             name: {"peak_rss_mib": speed.peak_rss_mib(int(info["pid"]))}
             for name, info in suite.run_info["children"].items()
@@ -361,11 +403,23 @@ def _quick_subset(prompts: list[Prompt]) -> list[Prompt]:
 
 
 def _git_head() -> str:
-    head = ROOT / ".git" / "HEAD"
+    """The checked-out commit; a worktree's `.git` is a file pointing at its own git dir."""
+    dot_git = ROOT / ".git"
     try:
-        ref = head.read_text().strip()
-        if ref.startswith("ref: "):
-            return (ROOT / ".git" / ref[5:]).read_text().strip()
-        return ref
+        git_dir = dot_git
+        if dot_git.is_file():
+            git_dir = (ROOT / dot_git.read_text().strip().removeprefix("gitdir: ")).resolve()
+        ref = (git_dir / "HEAD").read_text().strip()
+        if not ref.startswith("ref: "):
+            return ref
+        common = git_dir / "commondir"
+        shared = (git_dir / common.read_text().strip()).resolve() if common.is_file() else git_dir
+        for folder in (git_dir, shared):
+            if (folder / ref[5:]).is_file():
+                return (folder / ref[5:]).read_text().strip()
+        for line in (shared / "packed-refs").read_text().splitlines():
+            if line.endswith(" " + ref[5:]):
+                return line.split()[0]
+        return ""
     except OSError:
         return ""

@@ -5,10 +5,19 @@ from domain.keywords) and `<prefix>files` (one per file, so file counts are exac
 explicitly at start-up. Every write waits for its task and fails loudly if the task failed, so a read
 after a write sees it. Filter values are always quoted and escaped (`filter_value`), and the query
 text is only ever plain code words, so nothing a user types becomes filter or query syntax.
+
+Repos are isolated in ranking: every search filters by repo, and the ranking rules (words, typo,
+proximity, attribute, exactness) are bucket sorts over each document's own matches, with no
+corpus-wide statistics. Which words a query drops first is the one index-wide number Meilisearch
+would use (`matchingStrategy: frequency` counts a word over every repo), so the words are instead
+ordered by their frequency *in the repo* (one multi-search of `limit: 0` counts, cached) and
+searched with `matchingStrategy: last`, which drops the commonest of them first.
 """
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -32,6 +41,7 @@ from services.search.domain.model import (
 from services.search.domain.symbols import DEFINITION_KINDS, query_word_prefixes, spread_over_files
 
 TASK_TIMEOUT_MS = 120_000
+DF_CACHE_SECONDS = 600.0
 _PREFIX_OVERFETCH = 4
 _CHUNK_FIELDS = (
     "id",
@@ -162,6 +172,41 @@ class MeilisearchKeywordIndex:
         self._files = self._client.index(f"{index_prefix}files")
         self._ensure(self._chunks, "doc_id", CHUNK_SETTINGS)
         self._ensure(self._files, "file_id", FILE_SETTINGS)
+        self._df_cache: dict[tuple[str, str], tuple[float, int]] = {}
+        self._df_lock = threading.Lock()
+
+    def _repo_frequencies(self, repo: str, words: Sequence[str]) -> dict[str, int]:
+        """How many of the repo's chunks match each word (not the whole index's)."""
+        now = time.monotonic()
+        out: dict[str, int] = {}
+        with self._df_lock:
+            for w in words:
+                cached = self._df_cache.get((repo, w))
+                if cached is not None and now - cached[0] < DF_CACHE_SECONDS:
+                    out[w] = cached[1]
+        missing = [w for w in words if w not in out]
+        if missing:
+            result = self._client.multi_search(
+                [
+                    {
+                        "indexUid": self._chunks.uid,
+                        "q": w,
+                        "filter": _eq("repo", repo),
+                        "limit": 0,
+                        "matchingStrategy": "all",
+                    }
+                    for w in missing
+                ]
+            )
+            with self._df_lock:
+                if len(self._df_cache) > 20_000:
+                    self._df_cache.clear()
+                for w, answer in zip(missing, result["results"], strict=True):
+                    count = int(answer.get("estimatedTotalHits") or answer.get("totalHits") or 0)
+                    out[w] = count
+                    if count:  # never cache a zero: the next write may add the word
+                        self._df_cache[(repo, w)] = (now, count)
+        return out
 
     def _ensure(self, index: meilisearch.index.Index, primary_key: str, settings: dict[str, Any]) -> None:
         try:
@@ -242,14 +287,19 @@ class MeilisearchKeywordIndex:
         if not words or limit <= 0:
             return []
         exact_prefix = filters.path_prefix == prefix_directory(filters.path_prefix)
+        unique = list(dict.fromkeys(words))
+        frequencies = self._repo_frequencies(repo, unique)
+        ordered = sorted((w for w in unique if frequencies.get(w)), key=lambda w: (frequencies[w], w))
+        if not ordered:
+            return []
         result = self._chunks.search(
-            " ".join(words),
+            " ".join(ordered),
             {
                 "filter": search_filter(repo, filters),
                 "limit": limit if exact_prefix else limit * _PREFIX_OVERFETCH,
                 "attributesToRetrieve": ["id", "path"],
                 "showRankingScore": True,
-                "matchingStrategy": "frequency",
+                "matchingStrategy": "last",
             },
         )
         hits = [

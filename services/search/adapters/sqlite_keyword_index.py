@@ -1,5 +1,8 @@
 """Embedded keyword index: SQLite FTS5 (porter stemming) over code-aware words, chunks in a plain table.
 
+Each repo has its own FTS table (`fts_<hash of the repo>`), so bm25's statistics (document counts,
+average lengths, IDF) and the row budget are per repo: indexing other repos never changes a repo's
+results. A data dir from before (one `chunks_fts` for every repo) is migrated in place on open.
 Columns of the FTS table are weighted in bm25: names 10, path 4, signature 3, doc 2, body 1. The text
 put into FTS comes from domain.keywords (identifiers split and kept whole), and queries are built only
 from those plain words, each quoted, so FTS5 syntax in a user's query is searched literally.
@@ -8,10 +11,12 @@ WAL mode; one writer connection behind a lock, one reader connection per thread.
 
 from __future__ import annotations
 
+import hashlib
+import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -28,6 +33,8 @@ from services.search.domain.model import (
     TestFilter,
 )
 from services.search.domain.symbols import DEFINITION_KINDS, query_word_prefixes
+
+log = logging.getLogger(__name__)
 
 BM25_WEIGHTS = (10.0, 4.0, 3.0, 2.0, 1.0)  # names, path, signature, doc, body
 _MAX_PARAMS = 500
@@ -63,10 +70,15 @@ CREATE INDEX IF NOT EXISTS chunks_by_file ON chunks (repo, path);
 CREATE INDEX IF NOT EXISTS chunks_by_name ON chunks (repo, name);
 CREATE INDEX IF NOT EXISTS chunks_by_qualified_name ON chunks (repo, qualified_name);
 CREATE INDEX IF NOT EXISTS chunks_by_name_lower ON chunks (repo, name_lower);
-CREATE VIRTUAL TABLE IF NOT EXISTS chunks_fts USING fts5(
-    names, path, signature, doc, body, tokenize = 'porter unicode61 remove_diacritics 2'
-);
 """
+_LEGACY_FTS = "chunks_fts"
+_FTS_COLUMNS = "names, path, signature, doc, body, tokenize = 'porter unicode61 remove_diacritics 2'"
+
+
+def fts_table(repo: str) -> str:
+    """The repo's own FTS5 table; a hash so any repo name is a safe SQL identifier."""
+    return "fts_" + hashlib.sha256(repo.encode()).hexdigest()[:24]
+
 
 _COLUMNS = (
     "id, repo, path, language, kind, name, qualified_name, parent, start_line, end_line, signature, doc, "
@@ -150,14 +162,84 @@ class SqliteKeywordIndex:
         self._connections_lock = threading.Lock()
         self._writer = self._connect()
         self._writer.executescript(_SCHEMA)
-        self._df_cache: dict[str, tuple[float, int]] = {}
+        self._df_cache: dict[tuple[str, str], tuple[float, int]] = {}
+        self._known_tables: set[str] = set()
         self._df_lock = threading.Lock()
+        self._migrate_shared_fts()
+
+    def _committed_table(self, table: str) -> bool:
+        """Whether the repo's FTS table exists in committed state (positives cached; creation and drop
+        update the cache only after their transaction committed, so a rolled-back CREATE is never believed)."""
+        if table in self._known_tables:
+            return True
+        found = (
+            self._reader().execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone()
+            is not None
+        )
+        if found:
+            self._known_tables.add(table)
+        return found
 
     @staticmethod
-    def _insert_fts(db: sqlite3.Connection, rowid: int, c: Chunk) -> None:
+    def _table_in_transaction(db: sqlite3.Connection, table: str) -> bool:
+        return db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone() is not None
+
+    def _ensure_fts(self, db: sqlite3.Connection, repo: str, created: list[str]) -> str:
+        """The repo's FTS table, created inside the caller's transaction when missing; the caller marks
+        it known once the transaction commits (a full disk rolls the CREATE back with everything else)."""
+        table = fts_table(repo)
+        if table not in self._known_tables and not self._table_in_transaction(db, table):
+            db.execute(f"CREATE VIRTUAL TABLE {table} USING fts5({_FTS_COLUMNS})")
+            created.append(table)
+        return table
+
+    def _migrate_shared_fts(self) -> None:
+        """A data dir written before per-repo tables: rebuild each repo's FTS from its chunks, drop the old one.
+
+        One transaction: a failure (a full disk, say) rolls it all back and leaves the old layout as it was,
+        so the next start tries again; the error says what to free."""
+        db = self._writer
+        if db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (_LEGACY_FTS,)).fetchone() is None:
+            return
+        repos = [r for (r,) in db.execute("SELECT DISTINCT repo FROM chunks")]
+        log.warning(
+            "keyword index %s: moving %d repos from one shared FTS table to one per repo (one-time migration)",
+            self._path,
+            len(repos),
+        )
+        created: list[str] = []
+        rows = 0
+        try:
+            with self._transaction() as tx:
+                for repo in repos:
+                    table = self._ensure_fts(tx, repo, created)
+                    for row in tx.execute(
+                        f"SELECT rowid, {_COLUMNS} FROM chunks WHERE repo = ?", (repo,)
+                    ).fetchall():
+                        self._insert_fts(tx, table, row[0], _chunk(row[1:]))
+                        rows += 1
+                tx.execute(f"DROP TABLE {_LEGACY_FTS}")
+        except Exception as exc:
+            log.error(
+                "keyword index %s: migration to per-repo FTS tables failed and was rolled back"
+                " (the old table is intact; free space and restart): %s",
+                self._path,
+                exc,
+            )
+            raise
+        self._known_tables.update(created)
+        log.warning(
+            "keyword index %s: migration to per-repo FTS tables done (%d repos, %d chunks)",
+            self._path,
+            len(repos),
+            rows,
+        )
+
+    @staticmethod
+    def _insert_fts(db: sqlite3.Connection, table: str, rowid: int, c: Chunk) -> None:
         fields = chunk_fields(c)
         db.execute(
-            "INSERT INTO chunks_fts (rowid, names, path, signature, doc, body) VALUES (?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO {table} (rowid, names, path, signature, doc, body) VALUES (?, ?, ?, ?, ?, ?)",
             (
                 rowid,
                 fields["names"],
@@ -190,8 +272,11 @@ class SqliteKeywordIndex:
     # --- writes ------------------------------------------------------------------------------------
 
     def replace_file(self, repo: str, path: str, chunks: Sequence[Chunk]) -> int:
+        created: list[str] = []
         with self._transaction() as db:
-            self._delete_where(db, "repo = ? AND path = ?", (repo, path))
+            self._delete_where(db, repo, "path = ?", (path,))
+            # A file with nothing to store creates no table (an empty __init__.py on a full disk succeeds).
+            table = self._ensure_fts(db, repo, created) if chunks else ""
             for c in chunks:
                 cursor = db.execute(
                     "INSERT INTO chunks (id, repo, path, language, kind, name, name_lower, qualified_name,"
@@ -217,48 +302,68 @@ class SqliteKeywordIndex:
                     ),
                 )
                 assert cursor.lastrowid is not None
-                self._insert_fts(db, cursor.lastrowid, c)
+                self._insert_fts(db, table, cursor.lastrowid, c)
+        self._known_tables.update(created)
         return len(chunks)
 
-    @staticmethod
-    def _delete_where(db: sqlite3.Connection, where: str, params: Sequence[object]) -> int:
-        db.execute(f"DELETE FROM chunks_fts WHERE rowid IN (SELECT rowid FROM chunks WHERE {where})", params)
-        return db.execute(f"DELETE FROM chunks WHERE {where}", params).rowcount
+    def _delete_where(self, db: sqlite3.Connection, repo: str, where: str, params: Sequence[object]) -> int:
+        table = fts_table(repo)
+        if table in self._known_tables or self._table_in_transaction(db, table):
+            db.execute(
+                f"DELETE FROM {table} WHERE rowid IN (SELECT rowid FROM chunks WHERE repo = ? AND {where})",
+                (repo, *params),
+            )
+        return db.execute(f"DELETE FROM chunks WHERE repo = ? AND {where}", (repo, *params)).rowcount
 
     def delete_files(self, repo: str, paths: Sequence[str]) -> int:
         removed = 0
         with self._transaction() as db:
             for path in dict.fromkeys(paths):
-                removed += self._delete_where(db, "repo = ? AND path = ?", (repo, path))
+                removed += self._delete_where(db, repo, "path = ?", (path,))
         return removed
 
     def delete_repo(self, repo: str) -> int:
+        """The repo's rows and its FTS table, in one transaction (a failure leaves both as they were)."""
+        table = fts_table(repo)
         with self._transaction() as db:
-            return self._delete_where(db, "repo = ?", (repo,))
+            removed = db.execute("DELETE FROM chunks WHERE repo = ?", (repo,)).rowcount
+            db.execute(f"DROP TABLE IF EXISTS {table}")
+        self._known_tables.discard(table)
+        with self._df_lock:
+            for key in [k for k in self._df_cache if k[0] == repo]:
+                del self._df_cache[key]
+        return removed
 
     # --- reads -------------------------------------------------------------------------------------
 
-    def _document_frequency(self, word: str) -> int:
+    def _document_frequency(self, repo: str, word: str) -> int:
         now = time.monotonic()
+        key = (repo, word)
         with self._df_lock:
-            cached = self._df_cache.get(word)
+            cached = self._df_cache.get(key)
         if cached is not None and now - cached[0] < DF_CACHE_SECONDS:
             return cached[1]
+        table = fts_table(repo)
         (count,) = (
             self._reader()
-            .execute("SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?", (fts_phrase(word),))
+            .execute(f"SELECT count(*) FROM {table} WHERE {table} MATCH ?", (fts_phrase(word),))
             .fetchone()
         )
         if count:  # never cache a zero: the next write may add the word, and reads must see writes
             with self._df_lock:
                 if len(self._df_cache) > 20_000:
                     self._df_cache.clear()
-                self._df_cache[word] = (now, int(count))
+                self._df_cache[key] = (now, int(count))
         return int(count)
 
-    def affordable_terms(self, words: Sequence[str]) -> list[str]:
-        """The rarest words whose document frequencies fit the row budget (at least the rarest one)."""
-        frequencies = sorted((self._document_frequency(w), w) for w in dict.fromkeys(words))
+    def _repo_has_fts(self, repo: str) -> bool:
+        return self._committed_table(fts_table(repo))
+
+    def affordable_terms(self, repo: str, words: Sequence[str]) -> list[str]:
+        """The repo's rarest words whose document frequencies fit the row budget (at least the rarest one)."""
+        if not self._repo_has_fts(repo):
+            return []
+        frequencies = sorted((self._document_frequency(repo, w), w) for w in dict.fromkeys(words))
         chosen: list[str] = []
         rows = 0
         for df, word in frequencies:
@@ -270,19 +375,35 @@ class SqliteKeywordIndex:
             rows += df
         return chosen
 
+    def _dropped_meanwhile(self, exc: sqlite3.OperationalError, table: str) -> bool:
+        """A read raced a delete_repo that dropped the table: the repo now holds nothing."""
+        if "no such table" not in str(exc):
+            return False
+        self._known_tables.discard(table)
+        return True
+
     def search(self, repo: str, words: Sequence[str], filters: SearchFilters, limit: int) -> list[ScoredId]:
-        terms = self.affordable_terms(words) if words and limit > 0 else []
+        try:
+            return self._search(repo, words, filters, limit)
+        except sqlite3.OperationalError as exc:
+            if self._dropped_meanwhile(exc, fts_table(repo)):
+                return []
+            raise
+
+    def _search(self, repo: str, words: Sequence[str], filters: SearchFilters, limit: int) -> list[ScoredId]:
+        terms = self.affordable_terms(repo, words) if words and limit > 0 else []
         if not terms:
             return []
         match = " OR ".join(fts_phrase(w) for w in terms)
         where, params = _filter_sql(filters)
         weights = ", ".join(str(w) for w in BM25_WEIGHTS)
+        table = fts_table(repo)
         rows = (
             self._reader()
             .execute(
-                f"SELECT c.id, bm25(chunks_fts, {weights}) AS score FROM chunks_fts"
-                " JOIN chunks c ON c.rowid = chunks_fts.rowid"
-                f" WHERE chunks_fts MATCH ? AND c.repo = ?{where} ORDER BY score LIMIT ?",
+                f"SELECT c.id, bm25({table}, {weights}) AS score FROM {table}"
+                f" JOIN chunks c ON c.rowid = {table}.rowid"
+                f" WHERE {table} MATCH ? AND c.repo = ?{where} ORDER BY score LIMIT ?",
                 (match, repo, *params, limit),
             )
             .fetchall()
@@ -305,6 +426,7 @@ class SqliteKeywordIndex:
 
     def symbol_candidates(self, repo: str, name: str, match: SymbolMatch, limit: int) -> list[Chunk]:
         db = self._reader()
+        rows: Iterable[tuple[object, ...]]
         if match is SymbolMatch.EXACT:
             rows = db.execute(
                 f"SELECT {_COLUMNS} FROM chunks WHERE repo = ? AND name = ?"
@@ -322,12 +444,20 @@ class SqliteKeywordIndex:
             prefixes = query_word_prefixes(name)
             if not prefixes:
                 return []
+            if not self._repo_has_fts(repo):
+                return []
             match_expr = "names : (" + " OR ".join(fts_phrase(p) + " *" for p in prefixes) + ")"
-            rows = db.execute(
-                f"SELECT {_PREFIXED_COLUMNS} FROM chunks_fts JOIN chunks c ON c.rowid = chunks_fts.rowid"
-                " WHERE chunks_fts MATCH ? AND c.repo = ? LIMIT ?",
-                (match_expr, repo, limit),
-            )
+            table = fts_table(repo)
+            try:
+                rows = db.execute(
+                    f"SELECT {_PREFIXED_COLUMNS} FROM {table} JOIN chunks c ON c.rowid = {table}.rowid"
+                    f" WHERE {table} MATCH ? AND c.repo = ? LIMIT ?",
+                    (match_expr, repo, limit),
+                ).fetchall()
+            except sqlite3.OperationalError as exc:
+                if self._dropped_meanwhile(exc, table):
+                    return []
+                raise
         return [_chunk(r) for r in rows]
 
     def file_chunks(self, repo: str, path: str) -> list[Chunk]:

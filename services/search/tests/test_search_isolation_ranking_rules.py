@@ -1,0 +1,42 @@
+"""Code over docs, type declarations and module-level residue for code questions (ranking.adjustment)."""
+
+from __future__ import annotations
+
+import pytest
+
+from kit.domain import ChunkKind
+from services.search.domain.ranking import (
+    DECLARATION_PENALTY,
+    DOC_PENALTY,
+    RESIDUE_PENALTY,
+    WANTED_BOOST,
+    QueryIntent,
+    adjustment,
+)
+from services.search.tests.search_fakes import chunk
+
+CODE_QUESTION = QueryIntent.of("where is the request body limit enforced")
+
+
+def test_the_implementation_outranks_its_type_declaration() -> None:
+    impl = chunk("enforceLimit", "lib/core.js", language="javascript")
+    declared = chunk("enforceLimit", "types/core.d.ts", language="typescript")
+    stub = chunk("enforce_limit", "pkg/core.pyi")
+    assert adjustment(declared, CODE_QUESTION) == pytest.approx(
+        adjustment(impl, CODE_QUESTION) * DECLARATION_PENALTY
+    )
+    assert adjustment(stub, CODE_QUESTION) < adjustment(impl, CODE_QUESTION)
+
+
+def test_a_definition_outranks_module_level_residue_and_whole_files() -> None:
+    definition = chunk("enforceLimit", "lib/core.js", language="javascript")
+    for kind in (ChunkKind.MODULE, ChunkKind.FILE):
+        residue = chunk("lib/core.js", "lib/core.js", kind=kind, language="javascript")
+        assert adjustment(residue, CODE_QUESTION) == pytest.approx(RESIDUE_PENALTY)
+    assert adjustment(definition, CODE_QUESTION) == 1.0
+
+
+def test_a_docs_page_is_held_down_for_code_questions_and_wanted_when_docs_are_asked_for() -> None:
+    page = chunk("docs/Reference/Core.md", "docs/Reference/Core.md", kind=ChunkKind.FILE, language="markdown")
+    assert adjustment(page, CODE_QUESTION) == pytest.approx(DOC_PENALTY)  # no residue penalty on top
+    assert adjustment(page, QueryIntent.of("docs for the body limit")) == pytest.approx(WANTED_BOOST)
