@@ -20,9 +20,9 @@ from services.graph.adapters.sqlite_graph_store import SqliteGraphStore
 from services.graph.domain.model import SymbolRef
 from services.graph.engine import GraphEngine
 from services.indexer.adapters.sqlite_manifest import SqliteManifest
+from services.indexer.bootstrap import indexer_engine
 from services.indexer.domain.imports import resolve_imports
 from services.indexer.domain.parsing import MAX_NAME_CHARS, parse_file
-from services.indexer.bootstrap import indexer_engine
 from services.indexer.engine import EngineConfig
 from services.indexer.tests.indexer_fakes import write
 from services.search.adapters.sqlite_keyword_index import SqliteKeywordIndex
