@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from kit.testing import eventually
 from services.indexer.domain.model import FileStatus, IndexPhase, RepoNotFound
 from services.indexer.domain.scanner import PathOutsideRepo
 from services.indexer.ports import SinkUnavailable
@@ -225,7 +226,7 @@ async def test_unavailable_downstream_is_retried_with_backoff(tmp_path: Path) ->
     make_repo(root, 3, per_dir=5)
     delays: list[float] = []
 
-    async def fake_sleep(seconds: float) -> None:
+    async def fake_sleep(seconds: float) -> None:  # injected: the backoff is recorded, not waited
         delays.append(seconds)
 
     rig = await make_rig(root, tmp_path / "m.db", send_attempts=4, retry_initial_seconds=0.1)
@@ -258,10 +259,8 @@ async def test_slow_downstream_applies_backpressure(tmp_path: Path) -> None:
     rig = await make_rig(root, tmp_path / "m.db", max_in_flight=5)
     rig.search.log.gate = asyncio.Event()
     run = asyncio.create_task(rig.engine.run_index("demo"))
-    deadline = time.monotonic() + 5
-    while rig.search.log.in_flight < 5 and time.monotonic() < deadline:
-        await asyncio.sleep(0.01)
-    for _ in range(20):  # give the engine every chance to overrun the bound
+    await eventually(lambda: rig.search.log.in_flight >= 5, 5, "five calls in flight")
+    for _ in range(20):  # a negative check needs a window: give the engine every chance to overrun the bound
         await asyncio.sleep(0.005)
     assert rig.search.log.in_flight == 5 and len(rig.search.log.calls) == 5
     rig.search.log.gate.set()
@@ -365,7 +364,7 @@ async def test_concurrent_status_calls_share_one_walk_of_the_tree(
 
     def counted(*args: Any) -> Any:
         walks.append(1)
-        time.sleep(0.1)  # a large tree: other status calls arrive while this one walks
+        time.sleep(0.1)  # the behaviour under test: a slow walk (a large tree) that other status calls join
         return walk(*args)
 
     monkeypatch.setattr(engine_module, "_walk_list", counted)
@@ -377,9 +376,7 @@ async def test_concurrent_status_calls_share_one_walk_of_the_tree(
 async def test_status_reports_running_while_a_run_is_in_progress(rig: Rig) -> None:
     rig.search.log.gate = asyncio.Event()
     run = asyncio.create_task(rig.engine.run_index("demo"))
-    deadline = time.monotonic() + 5
-    while not rig.search.log.calls and time.monotonic() < deadline:
-        await asyncio.sleep(0.01)
+    await eventually(lambda: rig.search.log.calls, 5, "the run's first downstream call")
     status = await rig.engine.status("demo")
     assert status.running and status.pending_files == 20
     rig.search.log.gate.set()
