@@ -200,10 +200,13 @@ async def test_cancelled_run_with_changes_in_between_converges(tmp_path: Path) -
     # Search acknowledges; graph hangs, and the run is "killed" while two files are half-sent.
     rig.graph.log.gate = asyncio.Event()
     progress = rig.engine.index_repo("demo")
-    async for _ in progress:
-        if rig.graph.log.in_flight >= 2:
-            break
-    await progress.aclose()  # cancels the run
+    await anext(progress)  # the first snapshot; the run starts on the next step
+    # Wait on the condition itself: no snapshot need follow the second hung call, so waiting for one hangs.
+    step = asyncio.ensure_future(anext(progress))
+    await eventually(lambda: rig.graph.log.in_flight >= 2, 10, "two files half-sent to graph")
+    step.cancel()  # the iteration stops while the generator waits: that cancels the run
+    await asyncio.gather(step, return_exceptions=True)
+    await progress.aclose()
     assert rig.search.log.paths("upsert")  # search holds new state for some files graph never got
     rig.graph.log.gate = None
     # Revert one half-sent file to its old content: only the pending mark forces it out again.
