@@ -9,18 +9,17 @@ service with a deadline, and returns plain JSON-ready data with repo-relative pa
 from __future__ import annotations
 
 import dataclasses
-import posixpath
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
 
 from gateway.authorization import Permission, Principal, acting_user, allowed, authorize, requires
 from gateway.context import ContextQuery, ContextResult, ContextService
+from gateway.domain.file_summary import file_summary_json
 from gateway.ports import Backends, NewMemory, RecallQuery
-from gateway.repos import RepoDirectory, RepoInfo
+from gateway.repos import RepoDirectory, RepoInfo, matching_registration
 from gateway.session import SessionStartService
 from gateway.validation import BadInput, bounded_int, confine_path, string_list, text_arg
-from kit.remotes import normalise_remote
 
 MODES = ("hybrid", "keyword", "vector")
 MATCHES = ("exact", "prefix", "fuzzy")
@@ -103,28 +102,7 @@ class Operations:
             raise BadInput("path", f"{path} is not indexed in {repo.name}")
         imports = await self.backends.graph.imports(repo.name, path, self.deadline)
         importers = await self.backends.graph.importers(repo.name, path, self.deadline)
-        purpose = next((c.doc for c in chunks if c.doc), "")
-        return {
-            "path": path,
-            "language": chunks[0].language,
-            "lines": max(c.end_line for c in chunks),
-            "purpose": purpose.strip().split("\n\n")[0][:500],
-            "declarations": [
-                {
-                    "kind": c.kind.value,
-                    "name": c.qualified_name,
-                    "lines": f"{c.start_line}-{c.end_line}",
-                    "signature": c.signature[:300],
-                }
-                for c in chunks
-                if c.kind.value != "module"
-            ][:200],
-            "imports": [
-                {"target": i.target, "resolved_path": i.resolved_path, "external": i.external}
-                for i in imports
-            ][:200],
-            "imported_by": sorted({i.path for i in importers})[:200],
-        }
+        return file_summary_json(path, chunks, imports, importers)
 
     @requires(Permission.FEEDBACK)
     async def feedback(
@@ -355,24 +333,8 @@ class Operations:
         return reply
 
     async def _registered_as(self, name: str, path: str, git_url: str) -> dict[str, Any] | None:
-        """The listed repo that already is exactly this registration (same name if given, same path or
-        remote), else None."""
         listing = await self.backends.indexer.list_repos_json(5.0)
-        remote = normalise_remote(git_url) if git_url else ""
-        for repo in listing.get("repos", []):
-            if name and repo.get("name", "") != name:
-                continue
-            repo_path = repo.get("path", "")
-            if (
-                path
-                and not git_url
-                and repo_path
-                and posixpath.normpath(repo_path) == posixpath.normpath(path)
-            ):
-                return dict(repo)
-            if remote and repo.get("managed", False) and repo.get("remote", "") == remote:
-                return dict(repo)
-        return None
+        return matching_registration(listing.get("repos", []), name, path, git_url)
 
     @requires(Permission.MANAGE_REPOS)
     async def remove_repo(self, who: Principal, name: str) -> dict[str, Any]:

@@ -1,13 +1,18 @@
-"""Which registered repository a client means: an explicit name, or the repo whose path contains its cwd."""
+"""Which registered repository a client means: an explicit name, or the repo whose path contains its cwd;
+and whether a registration request repeats one already listed."""
 
 from __future__ import annotations
 
+import posixpath
 import time
+from collections.abc import Iterable, Mapping
 from pathlib import PurePosixPath
+from typing import Any
 
 from gateway.ports import IndexerBackend, RepoInfo
+from kit.remotes import normalise_remote
 
-__all__ = ["RepoDirectory", "RepoInfo"]
+__all__ = ["RepoDirectory", "RepoInfo", "matching_registration"]
 
 
 class RepoDirectory:
@@ -58,3 +63,20 @@ def _deepest_containing(repos: object, cwd: str) -> RepoInfo | None:
         if (target == root or root in target.parents) and (best is None or len(repo.path) > len(best.path)):
             best = repo
     return best
+
+
+def matching_registration(
+    listing: Iterable[Mapping[str, Any]], name: str, path: str, git_url: str
+) -> dict[str, Any] | None:
+    """The listed repo that already is exactly this registration (same name if given, same path or
+    remote), else None."""
+    remote = normalise_remote(git_url) if git_url else ""
+    for repo in listing:
+        if name and repo.get("name", "") != name:
+            continue
+        repo_path = repo.get("path", "")
+        if path and not git_url and repo_path and posixpath.normpath(repo_path) == posixpath.normpath(path):
+            return dict(repo)
+        if remote and repo.get("managed", False) and repo.get("remote", "") == remote:
+            return dict(repo)
+    return None

@@ -1,7 +1,10 @@
-"""Start the real suite (`reporecall up`) as a subprocess and talk to it: for tests, benchmarks and tools."""
+"""Start the real suite (`reporecall up`) as a subprocess and talk to it, and wait on a condition with a
+deadline (`wait_for`, `eventually`): for tests, benchmarks and tools."""
 
 from __future__ import annotations
 
+import asyncio
+import inspect
 import json
 import os
 import signal
@@ -9,7 +12,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -35,8 +38,25 @@ def wait_for(predicate: Callable[[], T], timeout: float, what: str, interval: fl
             last = exc
         if last and not isinstance(last, Exception):
             return last  # type: ignore[no-any-return]
-        time.sleep(interval)
+        time.sleep(interval)  # the poll interval of a wait with a deadline
     raise AssertionError(f"timed out after {timeout} s waiting for {what} (last: {last!r})")
+
+
+async def eventually(
+    predicate: Callable[[], T | Awaitable[T]], timeout: float, what: str, interval: float = 0.01
+) -> T:
+    """`wait_for` for async tests: poll `predicate()` (awaited when it returns an awaitable) without blocking
+    the event loop until it is truthy, and return it; fail naming `what` after `timeout` seconds. Exceptions
+    from the predicate propagate (unlike `wait_for`): an in-process condition that raises is a bug."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        last = await value if inspect.isawaitable(value) else value
+        if last:
+            return last  # type: ignore[return-value]
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"timed out after {timeout} s waiting for {what} (last: {last!r})")
+        await asyncio.sleep(interval)  # the poll interval of a wait with a deadline
 
 
 @dataclass

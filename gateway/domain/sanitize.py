@@ -14,7 +14,17 @@ import re
 from dataclasses import dataclass
 
 from gateway.domain.markers import CONTEXT_CLOSE_LINE, CONTEXT_OPEN_LINE
-from kit.text import identifier_tokens
+from gateway.domain.pasted import (
+    CODE_LINE,
+    MAX_LINE_SCAN,
+    PY_FRAME,
+    code_summary,
+    diff_summary,
+    is_log_line,
+    log_summary,
+    looks_like_diff,
+    looks_like_log,
+)
 
 MAX_PROMPT_CHARS = 4_000
 # Anything beyond this is never looked at (head and tail kept), so sanitising stays bounded in time.
@@ -25,12 +35,6 @@ SMALL_BLOCK_CHARS = 200
 # Unfenced runs of log-like lines at least this long are summarised; shorter ones stay verbatim.
 MIN_LOG_RUN = 3
 MIN_CODE_RUN = 6
-MAX_REFS = 4
-MAX_NAMES = 5
-MAX_SUMMARY_LINE = 200
-# Line patterns only look at a line's start: a log or code line says what it is early, and a pasted
-# megabyte-long line must not cost quadratic regex time.
-MAX_LINE_SCAN = 300
 
 REMOVED_SYSTEM_REMINDER = "system_reminder"
 REMOVED_INJECTED_CONTEXT = "injected_context"
@@ -63,57 +67,6 @@ _OUTPUT_TAGS = re.compile(
 )
 _FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([\w+#.-]*)")
 
-_LOG_LINE = re.compile(
-    r"""^(?:
-        \s*Traceback\ \(most\ recent\ call\ last\)
-      | \s+File\ ".*",\ line\ \d+
-      | \s*at\ \S.*(?:\(.*:\d+(?::\d+)?\)|:\d+(?::\d+)?)\s*$      # JS / Java frames
-      | \[?\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}                           # timestamps
-      | \[?\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\]?\s
-      | \[?(?:DEBUG|INFO|WARN|WARNING|ERROR|FATAL|TRACE|CRITICAL)\]?[\s:]
-      | E\s{2,}\S                                                    # pytest failure lines
-      | (?:FAILED|PASSED|ERROR|SKIPPED|XFAIL)\s+\S+::
-      | ={5,}.*={5,}\s*$ | _{5,}.*_{5,}\s*$
-      | goroutine\ \d+\ \[ | \s+\S+\.go:\d+ | panic:\s
-      | thread\ '.*'\ panicked | \s+-->\s\S+:\d+:\d+ | error(?:\[\w+\])?:\s
-      | \S+\.\w+:\d+:\d+:\s*(?:error|warning)
-      | \S+\(\d+,\d+\):\s*error
-      | npm\ (?:ERR!|error) | Caused\ by:\s | \s*\.\.\.\ \d+\ more
-      | \s*\^+\s*$ | \s*~*\^~*\s*$
-      | (?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure|Fault)\b(?::\s.*)?\s*$
-    )""",
-    re.VERBOSE,
-)
-_EXCEPTION_LINE = re.compile(
-    r"""^\s*(?:E\s+)?(?:
-        (?:FAILED\s+\S+\s+-\s+)?(?:[\w.]+\.)?[A-Z]\w*(?:Error|Exception|Exit|Interrupt|Failure|Fault|Warning)\b.*
-      | panic:\s.* | thread\ '.*'\ panicked.* | error(?:\[\w+\])?:\s.* | \S+:\d+:\d+:\s*error.*
-      | FAILED\s+\S+.* | npm\ ERR!.*
-    )$""",
-    re.VERBOSE,
-)
-_PY_FRAME = re.compile(r'File "(?P<path>[^"]+)", line (?P<line>\d+)(?:, in (?P<func>[\w<>.]+))?')
-_AT_FRAME = re.compile(r"at (?:(?P<func>[\w$.<>]+) )?\(?(?P<path>[^\s():]+\.\w+):(?P<line>\d+)(?::\d+)?\)?")
-_PATH_LINE = re.compile(r"(?P<path>(?:[\w.@~-]+/)*[\w.@-]+\.[A-Za-z]\w{0,5}):(?P<line>\d+)")
-_NOT_REPO = re.compile(
-    r"site-packages|dist-packages|node_modules|/usr/|/lib/python|<frozen|<anonymous>|internal/|"
-    r"^node:|\.pyenv|\.rustup|/go/pkg/mod|^java\.|^sun\.|^jdk\."
-)
-_CODE_LINE = re.compile(
-    r"""^\s*(?:
-        (?:async\s+)?def\s | class\s | import\s | from\s+\S+\s+import\s | return\b | (?:el)?if\s.*:\s*$
-      | else:\s*$ | try:\s*$ | except\b.*:\s*$ | finally:\s*$ | for\s.*:\s*$ | while\s.*:\s*$ | with\s.*:\s*$
-      | @\w | (?:export\s+)?(?:default\s+)?(?:async\s+)?function\b | (?:const|let|var)\s+\w+\s*=
-      | (?:public|private|protected|static|final)\s | func\s | package\s+\w | \#include | fn\s | impl\b
-      | [}\])]+[;,]?\s*$ | //
-    )
-    | [;{]\s*$ | \)\s*(?:->\s*[^:]+)?:\s*$ | =>\s*\{?\s*$""",
-    re.VERBOSE,
-)
-_DEFINED_NAME = re.compile(
-    r"^\s*(?:export\s+)?(?:default\s+)?(?:pub(?:\(\w+\))?\s+)?(?:async\s+)?"
-    r"(?:def|class|function|func|fn|interface|struct|enum|type|trait)\s+(?:\([^)]*\)\s*)?([A-Za-z_$][\w$]*)",
-)
 _WORD_CUT = re.compile(r"\s")
 _LOG_LANGUAGES = frozenset({"log", "logs", "console", "text", "txt", "shell-session", "stacktrace", "output"})
 
@@ -143,7 +96,7 @@ def sanitize_prompt(prompt: str, max_chars: int = MAX_PROMPT_CHARS) -> Sanitized
         body = match.group(2).strip()
         if not body:
             return ""
-        summary = _log_summary(body.splitlines()) if _looks_like_log(body.splitlines()) else ""
+        summary = log_summary(body.splitlines()) if looks_like_log(body.splitlines()) else ""
         if summary:
             summaries.append(summary)
         return summary
@@ -201,16 +154,16 @@ def _replace_fenced_blocks(text: str, removed: list[str], summaries: list[str]) 
         if len(body) <= SMALL_BLOCK_LINES and sum(len(line) + 1 for line in body) <= SMALL_BLOCK_CHARS:
             out.extend(line.strip() for line in body)
             continue
-        log_fence = language in _LOG_LANGUAGES and bool(_log_summary(body, require_signal=True))
-        if log_fence or _looks_like_log(body):
+        log_fence = language in _LOG_LANGUAGES and bool(log_summary(body, require_signal=True))
+        if log_fence or looks_like_log(body):
             removed.append(REMOVED_LOG)
-            summary = _log_summary(body)
-        elif language in {"diff", "patch"} or _looks_like_diff(body):
+            summary = log_summary(body)
+        elif language in {"diff", "patch"} or looks_like_diff(body):
             removed.append(REMOVED_CODE_BLOCK)
-            summary = _diff_summary(body)
+            summary = diff_summary(body)
         else:
             removed.append(REMOVED_CODE_BLOCK)
-            summary = _code_summary(body, language)
+            summary = code_summary(body, language)
         summaries.append(summary)
         out.append(summary)
     return "\n".join(out)
@@ -224,7 +177,7 @@ def _replace_unfenced_runs(text: str, removed: list[str], summaries: list[str]) 
     while i < len(lines):
         log_end = _log_run_end(lines, i)
         if log_end - i >= MIN_LOG_RUN or (log_end > i and "Traceback (most recent call last)" in lines[i]):
-            summary = _log_summary(lines[i:log_end])
+            summary = log_summary(lines[i:log_end])
             removed.append(REMOVED_LOG)
             summaries.append(summary)
             out.append(summary)
@@ -232,7 +185,7 @@ def _replace_unfenced_runs(text: str, removed: list[str], summaries: list[str]) 
             continue
         code_end = _code_run_end(lines, i)
         if code_end - i >= MIN_CODE_RUN:
-            summary = _code_summary(lines[i:code_end], "")
+            summary = code_summary(lines[i:code_end], "")
             removed.append(REMOVED_CODE_BLOCK)
             summaries.append(summary)
             out.append(summary)
@@ -243,36 +196,32 @@ def _replace_unfenced_runs(text: str, removed: list[str], summaries: list[str]) 
     return "\n".join(out)
 
 
-def _is_log_line(line: str) -> bool:
-    return bool(_LOG_LINE.match(line[:MAX_LINE_SCAN]))
-
-
 def _log_run_end(lines: list[str], start: int) -> int:
     """End of the run of log lines starting at `start` (indented continuation lines belong to it)."""
-    if not _is_log_line(lines[start]):
+    if not is_log_line(lines[start]):
         return start
     end = start + 1
     while end < len(lines):
         line = lines[end]
-        if _is_log_line(line):
+        if is_log_line(line):
             end += 1
         elif line.startswith((" ", "\t")) and line.strip():
             end += 1  # a source line quoted under a frame, or a wrapped log message
         else:
             break
     # Trailing indented lines only belong to the run when a log line follows them.
-    while end > start + 1 and not _is_log_line(lines[end - 1]) and not _is_frame_source(lines, end - 1):
+    while end > start + 1 and not is_log_line(lines[end - 1]) and not _is_frame_source(lines, end - 1):
         end -= 1
     return end
 
 
 def _is_frame_source(lines: list[str], index: int) -> bool:
-    return index > 0 and bool(_PY_FRAME.search(lines[index - 1][:MAX_LINE_SCAN]))
+    return index > 0 and bool(PY_FRAME.search(lines[index - 1][:MAX_LINE_SCAN]))
 
 
 def _code_run_end(lines: list[str], start: int) -> int:
     """End of a stretch where code-like lines dominate (blank lines allowed inside); `start` if none."""
-    if not _CODE_LINE.match(lines[start][:MAX_LINE_SCAN]):
+    if not CODE_LINE.match(lines[start][:MAX_LINE_SCAN]):
         return start
     end, code, total, last_code = start, 0, 0, start
     while end < len(lines):
@@ -282,111 +231,13 @@ def _code_run_end(lines: list[str], start: int) -> int:
             continue
         total += 1
         indented = line.startswith(("    ", "\t")) and not line.lstrip().startswith(("-", "*"))
-        if indented or _CODE_LINE.match(line[:MAX_LINE_SCAN]):
+        if indented or CODE_LINE.match(line[:MAX_LINE_SCAN]):
             code += 1
             last_code = end
         elif total - code > 1 or code < 0.7 * total:
             break
         end += 1
     return last_code + 1
-
-
-def _looks_like_log(lines: list[str]) -> bool:
-    content = [line for line in lines if line.strip()]
-    if not content:
-        return False
-    if any("Traceback (most recent call last)" in line for line in content):
-        return True
-    log_lines = sum(1 for line in content if _is_log_line(line))
-    return log_lines >= 2 and log_lines >= 0.3 * len(content)
-
-
-def _log_summary(lines: list[str], require_signal: bool = False) -> str:
-    """`[log: 42 lines; KeyError: 'user_id'; at app/models.py:42 in get_user, app/views.py:17]`."""
-    exceptions = [m.group(0).strip() for line in lines if (m := _EXCEPTION_LINE.match(line[:MAX_LINE_SCAN]))]
-    python_order = any("Traceback (most recent call last)" in line for line in lines)
-    refs = _file_refs(lines, innermost_last=python_order)
-    if require_signal and not exceptions and not refs:
-        return ""
-    parts = [f"log: {len(lines)} lines"]
-    if exceptions:
-        # Python prints the real error last; other runtimes print it first.
-        chosen = [exceptions[-1]] if python_order else [exceptions[0]]
-        if len(exceptions) > 1 and exceptions[0] not in chosen:
-            chosen.append(exceptions[0])
-        parts.extend(_clip(e) for e in chosen)
-    if refs:
-        parts.append("at " + ", ".join(refs))
-    return "[" + "; ".join(parts) + "]"
-
-
-def _file_refs(lines: list[str], innermost_last: bool) -> list[str]:
-    refs: dict[str, None] = {}
-    for line in lines:
-        line = line[:MAX_LINE_SCAN]
-        match = _PY_FRAME.search(line) or _AT_FRAME.search(line) or _PATH_LINE.search(line)
-        if match is None:
-            continue
-        path = match.group("path")
-        if _NOT_REPO.search(path):
-            continue
-        func = match.groupdict().get("func") or ""
-        ref = f"{path}:{match.group('line')}" + (f" in {func}" if func and not func.startswith("<") else "")
-        refs.setdefault(ref, None)
-    ordered = list(refs)
-    return ordered[-MAX_REFS:] if innermost_last else ordered[:MAX_REFS]
-
-
-def _looks_like_diff(lines: list[str]) -> bool:
-    content = [line for line in lines if line.strip()]
-    marked = sum(1 for line in content if line.startswith(("+", "-", "@@", "diff --git", "index ")))
-    return bool(content) and any(line.startswith("@@") for line in content) and marked >= 0.5 * len(content)
-
-
-def _diff_summary(lines: list[str]) -> str:
-    """`[diff: 40 lines; files src/a.py, src/b.py; hunks in parse_config, Loader]`."""
-    files: dict[str, None] = {}
-    hunks: dict[str, None] = {}
-    for line in lines:
-        if line.startswith("+++ ") or line.startswith("--- "):
-            path = line[4:].strip().split("\t")[0]
-            if path != "/dev/null":
-                files.setdefault(re.sub(r"^[ab]/", "", path), None)
-        elif line.startswith("@@"):
-            context = line.split("@@", 2)[-1]
-            match = _DEFINED_NAME.match(context.strip()[:MAX_LINE_SCAN])
-            if match:
-                hunks.setdefault(match.group(1), None)
-    parts = [f"diff: {len(lines)} lines"]
-    if files:
-        parts.append("files " + ", ".join(list(files)[:MAX_REFS]))
-    if hunks:
-        parts.append("hunks in " + ", ".join(list(hunks)[:MAX_NAMES]))
-    return "[" + "; ".join(parts) + "]"
-
-
-def _code_summary(lines: list[str], language: str) -> str:
-    """`[code: python, 24 lines; defines parse_config, Loader]` — the defined names are good seeds."""
-    names: dict[str, None] = {}
-    for line in lines:
-        match = _DEFINED_NAME.match(line[:MAX_LINE_SCAN])
-        if match:
-            names.setdefault(match.group(1), None)
-    if not names:
-        for token in identifier_tokens("\n".join(lines[:50])):
-            names.setdefault(token, None)
-            if len(names) >= MAX_NAMES - 1:
-                break
-        label = "mentions"
-    else:
-        label = "defines"
-    head = "code" + (f": {language}" if language else "") + f", {len(lines)} lines"
-    shown = list(names)[:MAX_NAMES]
-    return "[" + head + (f"; {label} " + ", ".join(shown) if shown else "") + "]"
-
-
-def _clip(line: str) -> str:
-    return line if len(line) <= MAX_SUMMARY_LINE else line[: MAX_SUMMARY_LINE - 1] + "…"
 
 
 def _cap(text: str, max_chars: int) -> str:

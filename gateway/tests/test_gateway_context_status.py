@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from types import SimpleNamespace
 from typing import Any
 
 from gateway.context import ContextQuery, ContextService
 from gateway.ports import IndexStatus
 from gateway.repos import RepoInfo
+from kit.testing import eventually
 
 
 class SlowIndexer:
@@ -29,10 +29,9 @@ class SlowIndexer:
 
 async def refreshed(service: ContextService, repo: str) -> None:
     """Until the background refresh of `repo` has ended (a poll with a deadline, not a fixed sleep)."""
-    deadline = time.monotonic() + 5
-    while service.index_status.refreshing(repo):
-        assert time.monotonic() < deadline, f"the status refresh of {repo} did not end"
-        await asyncio.sleep(0.005)
+    await eventually(
+        lambda: not service.index_status.refreshing(repo), 5, f"the status refresh of {repo}", 0.005
+    )
 
 
 async def test_concurrent_hooks_share_one_status_refresh_and_a_failure_is_retried_later() -> None:

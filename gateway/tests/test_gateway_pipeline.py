@@ -4,6 +4,7 @@ path, budget and cap, dedup, facts. No processes, no network."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 import pytest
 
@@ -16,6 +17,7 @@ from gateway.ports import Communities, IndexStatus, Rejected, RepoInfo
 from gateway.repos import RepoDirectory
 from gateway.tests.fakes import FakeBackends, World, make_chunk
 from kit.domain import ChunkKind
+from kit.testing import eventually
 
 REPO = RepoInfo("shop", "/src/shop", "github.com/acme/shop")
 DEADLINE = 0.05
@@ -255,6 +257,5 @@ async def test_the_staleness_line_appears_once_the_index_status_is_known() -> No
     assert backends.recalls[-1].branch == "main"  # the indexer's branch when the client sent none
 
 
-async def _until(condition: object) -> None:
-    while not condition():  # type: ignore[operator]
-        await asyncio.sleep(0)
+async def _until(condition: Callable[[], object]) -> None:
+    await eventually(condition, 5, "the background task", interval=0)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +17,7 @@ from kit.grpc_client import open_channel
 from kit.logging import current_request_id
 from kit.service import start_grpc_server
 from kit.settings import ServiceSettings
+from kit.testing import eventually
 from reporecall.gateway.v1 import gateway_pb2, gateway_pb2_grpc
 
 
@@ -88,10 +88,11 @@ async def test_invalid_argument_is_counted_with_its_code(server: str) -> None:
     assert error.value.code() == grpc.StatusCode.INVALID_ARGUMENT
     assert "prompt" in (error.value.details() or "")
     # The server finishes its bookkeeping just after the client has the status: poll briefly.
-    for _ in range(100):
-        if _value("grpc_server_handled_total", **labels, grpc_code="INVALID_ARGUMENT") == before + 1:
-            break
-        await asyncio.sleep(0.01)
+    await eventually(
+        lambda: _value("grpc_server_handled_total", **labels, grpc_code="INVALID_ARGUMENT") == before + 1,
+        10,
+        "the server to count the refusal",
+    )
     assert _value("grpc_server_handled_total", **labels, grpc_code="INVALID_ARGUMENT") == before + 1
 
 

@@ -2,6 +2,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from kit.tokens import count_tokens, truncate_to_tokens
 
 
@@ -17,6 +19,7 @@ def test_truncate_respects_budget_and_prefers_line_ends() -> None:
     assert truncate_to_tokens(text, 0) == ""
 
 
+@pytest.mark.e2e  # a fresh interpreter (only a new process proves no download)
 def test_encoding_loads_without_network() -> None:
     env = {
         **os.environ,

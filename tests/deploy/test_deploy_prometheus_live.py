@@ -230,7 +230,7 @@ def _evaluate_all(prometheus: Prometheus, expressions: list[Expression]) -> list
                 del pending[where]
         if not pending or time.monotonic() > deadline:
             break
-        time.sleep(1)  # one scrape/evaluation interval
+        time.sleep(1)  # the poll interval of this wait with a deadline (DATA_DEADLINE): one scrape/evaluation
     for where, expression in pending.items():
         problems[where] = f"{where}: no data\n    {expression.promql}"
     return sorted(problems.values())

@@ -7,6 +7,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from bench.bench_graph import synthetic_repo
 from services.graph.domain.communities import detect_communities
 from services.graph.domain.model import RepoFacts
@@ -31,6 +33,7 @@ def test_a_run_that_started_neo4j_hands_its_url_to_the_tests():
         assert os.environ.get("REPORECALL_TEST_NEO4J_URL", "").startswith("bolt://127.0.0.1:")
 
 
+@pytest.mark.e2e  # runs the launcher as a process
 def test_the_opt_out_is_refused_in_ci():
     env = {**os.environ, "CI": "true", "REPORECALL_TEST_NEO4J": "off"}
     env.pop("REPORECALL_TEST_NEO4J_URL", None)
@@ -45,6 +48,7 @@ def test_the_opt_out_is_refused_in_ci():
     assert "REPORECALL_TEST_NEO4J=off is refused when CI is set" in done.stderr
 
 
+@pytest.mark.e2e  # runs the launcher as a process
 def test_the_opt_out_runs_the_command_without_neo4j_outside_ci():
     env = {**os.environ, "REPORECALL_TEST_NEO4J": "off"}
     env.pop("CI", None)

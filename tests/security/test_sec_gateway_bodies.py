@@ -15,6 +15,7 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
 from gateway.slow_clients import header_deadline_protocol
+from kit.testing import eventually
 from tests.security.sec_gateway_support import harness
 
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
@@ -82,8 +83,7 @@ async def test_a_request_head_that_never_completes_is_closed(tmp_path: Path) -> 
     port = sock.getsockname()[1]
     task = asyncio.create_task(server.serve(sockets=[sock]))
     try:
-        while not server.started:
-            await asyncio.sleep(0.01)
+        await eventually(lambda: server.started, 30, "uvicorn to start")
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
         writer.write(b"GET / HTTP/1.1\r\nHost: x\r\n\r\n")
         await writer.drain()
@@ -107,4 +107,4 @@ async def _trickle(writer: asyncio.StreamWriter) -> None:
         for i in range(1000):
             writer.write(f"X-Slow-{i}: a\r\n".encode())  # every byte used to reset the only timer there was
             await writer.drain()
-            await asyncio.sleep(0.05)
+            await asyncio.sleep(0.05)  # a slow client is the behaviour under test: one header every 50 ms

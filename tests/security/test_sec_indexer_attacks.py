@@ -253,6 +253,7 @@ def _walk_in_child(root: Path, timeout: float) -> tuple[float, str]:
     return time.monotonic() - started, done.stdout.strip().splitlines()[-1]
 
 
+@pytest.mark.e2e  # walks in memory-capped child processes
 def test_ignore_files_and_git_files_that_are_dev_zero_or_a_fifo_do_not_hang_or_exhaust_memory(
     tmp_path: Path,
 ) -> None:

@@ -52,6 +52,7 @@ def _republished_tokenizer(folder: Path) -> None:
         handle.write(" ")
 
 
+@pytest.mark.e2e  # starts the real search service
 @pytest.mark.parametrize("tamper", [_republished_model, _republished_tokenizer], ids=["model", "tokenizer"])
 def test_a_tampered_file_stops_the_search_service_with_one_line(tmp_path: Path, tamper) -> None:  # type: ignore[no-untyped-def]
     shadow = tmp_path / "shadow"

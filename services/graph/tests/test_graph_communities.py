@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import random
-import time
 from datetime import UTC, datetime
 
 import pytest
 
+from kit.testing import wait_for
 from services.graph.domain.communities import detect_communities
 from services.graph.domain.model import RepoFacts
 from services.graph.engine import GraphEngine
@@ -117,9 +117,7 @@ def test_a_restarted_engine_computes_stored_repos_before_anyone_asks(store, repo
     restarted = GraphEngine(store, settle_seconds=60)  # reports live in memory: a restart has none
     restarted.start_background(interval_s=60)
     try:
-        deadline = time.monotonic() + 30
-        while repo not in restarted._reports and time.monotonic() < deadline:
-            time.sleep(0.02)
+        wait_for(lambda: repo in restarted._reports, 30, "the background computation", interval=0.02)
         assert sum(c.size for c in restarted._reports[repo].communities) == 60
     finally:
         restarted.stop_background()

@@ -38,7 +38,7 @@ class CallLog:
         try:
             if self.gate is not None:
                 await self.gate.wait()
-            await asyncio.sleep(0)
+            await asyncio.sleep(0)  # not a wait: a real call yields to the event loop, so the fake does too
             if self.fail is not None:
                 error = self.fail(op, number)
                 if error is not None:

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from kit.testing import eventually
 from services.indexer.domain.model import FileStatus, IndexPhase, RepoNotFound
 from services.indexer.domain.scanner import PathOutsideRepo
 from services.indexer.ports import SinkUnavailable
@@ -199,10 +200,13 @@ async def test_cancelled_run_with_changes_in_between_converges(tmp_path: Path) -
     # Search acknowledges; graph hangs, and the run is "killed" while two files are half-sent.
     rig.graph.log.gate = asyncio.Event()
     progress = rig.engine.index_repo("demo")
-    async for _ in progress:
-        if rig.graph.log.in_flight >= 2:
-            break
-    await progress.aclose()  # cancels the run
+    await anext(progress)  # the first snapshot; the run starts on the next step
+    # Wait on the condition itself: no snapshot need follow the second hung call, so waiting for one hangs.
+    step = asyncio.ensure_future(anext(progress))
+    await eventually(lambda: rig.graph.log.in_flight >= 2, 10, "two files half-sent to graph")
+    step.cancel()  # the iteration stops while the generator waits: that cancels the run
+    await asyncio.gather(step, return_exceptions=True)
+    await progress.aclose()
     assert rig.search.log.paths("upsert")  # search holds new state for some files graph never got
     rig.graph.log.gate = None
     # Revert one half-sent file to its old content: only the pending mark forces it out again.
@@ -225,7 +229,7 @@ async def test_unavailable_downstream_is_retried_with_backoff(tmp_path: Path) ->
     make_repo(root, 3, per_dir=5)
     delays: list[float] = []
 
-    async def fake_sleep(seconds: float) -> None:
+    async def fake_sleep(seconds: float) -> None:  # injected: the backoff is recorded, not waited
         delays.append(seconds)
 
     rig = await make_rig(root, tmp_path / "m.db", send_attempts=4, retry_initial_seconds=0.1)
@@ -258,10 +262,8 @@ async def test_slow_downstream_applies_backpressure(tmp_path: Path) -> None:
     rig = await make_rig(root, tmp_path / "m.db", max_in_flight=5)
     rig.search.log.gate = asyncio.Event()
     run = asyncio.create_task(rig.engine.run_index("demo"))
-    deadline = time.monotonic() + 5
-    while rig.search.log.in_flight < 5 and time.monotonic() < deadline:
-        await asyncio.sleep(0.01)
-    for _ in range(20):  # give the engine every chance to overrun the bound
+    await eventually(lambda: rig.search.log.in_flight >= 5, 5, "five calls in flight")
+    for _ in range(20):  # a negative check needs a window: give the engine every chance to overrun the bound
         await asyncio.sleep(0.005)
     assert rig.search.log.in_flight == 5 and len(rig.search.log.calls) == 5
     rig.search.log.gate.set()
@@ -365,7 +367,7 @@ async def test_concurrent_status_calls_share_one_walk_of_the_tree(
 
     def counted(*args: Any) -> Any:
         walks.append(1)
-        time.sleep(0.1)  # a large tree: other status calls arrive while this one walks
+        time.sleep(0.1)  # the behaviour under test: a slow walk (a large tree) that other status calls join
         return walk(*args)
 
     monkeypatch.setattr(engine_module, "_walk_list", counted)
@@ -377,9 +379,7 @@ async def test_concurrent_status_calls_share_one_walk_of_the_tree(
 async def test_status_reports_running_while_a_run_is_in_progress(rig: Rig) -> None:
     rig.search.log.gate = asyncio.Event()
     run = asyncio.create_task(rig.engine.run_index("demo"))
-    deadline = time.monotonic() + 5
-    while not rig.search.log.calls and time.monotonic() < deadline:
-        await asyncio.sleep(0.01)
+    await eventually(lambda: rig.search.log.calls, 5, "the run's first downstream call")
     status = await rig.engine.status("demo")
     assert status.running and status.pending_files == 20
     rig.search.log.gate.set()

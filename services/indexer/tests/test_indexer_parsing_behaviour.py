@@ -412,6 +412,7 @@ def test_parse_file_is_safe_to_call_from_several_threads():
     assert results == expected
 
 
+@pytest.mark.e2e  # a fresh interpreter (only a new process proves no download)
 def test_parse_file_works_with_the_network_unreachable():
     env = {k: v for k, v in os.environ.items() if k.lower() not in ("no_proxy", "http_proxy", "https_proxy")}
     dead = "http://127.0.0.1:9"

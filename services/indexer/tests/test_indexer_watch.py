@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import asyncio
-import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
 
+from kit.testing import eventually
 from services.indexer.adapters.fs_tree import RepoScanner
 from services.indexer.tests.indexer_fakes import make_repo, make_rig, write
 from services.indexer.watch import RepoWatcher
@@ -17,11 +17,7 @@ DEADLINE_SECONDS = 10.0
 
 
 async def wait_for(condition: Callable[[], bool], what: str) -> None:
-    deadline = time.monotonic() + DEADLINE_SECONDS
-    while not condition():
-        if time.monotonic() > deadline:
-            pytest.fail(f"timed out waiting for {what}")
-        await asyncio.sleep(0.02)
+    await eventually(condition, DEADLINE_SECONDS, what, interval=0.02)
 
 
 class Recorder:

@@ -10,6 +10,8 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from services.memory.adapters.memory_folder import read_memory
 from services.memory.domain.frontmatter import parse_memory_text
 from services.memory.domain.model import MemoryClass, Source, Status
@@ -42,6 +44,7 @@ out.write_text(json.dumps(stored))
 """
 
 
+@pytest.mark.e2e  # a second engine in a child process
 def test_concurrent_store_forget_compact_observe_keep_every_file_whole(
     make_engine: Callable[..., MemoryEngine], memory_root: Path, tmp_path: Path
 ) -> None:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable
 from pathlib import Path
 
+from kit.testing import wait_for as kit_wait_for
 from services.memory.adapters.memory_folder import folder_name
 from services.memory.engine import MemoryEngine, RecallQuery
 
@@ -13,12 +13,7 @@ REPO = "github.com/acme/shop"
 
 
 def wait_for(condition: Callable[[], bool], timeout: float = 10.0) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.05)
-    return condition()
+    return bool(kit_wait_for(condition, timeout, "the watcher to update the index", interval=0.05))
 
 
 def recalled(engine: MemoryEngine, query: str) -> list[str]:

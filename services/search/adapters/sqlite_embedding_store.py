@@ -11,7 +11,7 @@ import contextlib
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -51,10 +51,16 @@ CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 
 
 class SqliteEmbeddingStore:
-    def __init__(self, path: Path, parked_retry_seconds: float = PARKED_RETRY_SECONDS) -> None:
+    def __init__(
+        self,
+        path: Path,
+        parked_retry_seconds: float = PARKED_RETRY_SECONDS,
+        clock: Callable[[], float] = time.time,  # wall-clock seconds: injected by tests of the retry delay
+    ) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         self._path = path
         self._parked_retry_seconds = parked_retry_seconds
+        self._clock = clock
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=30)
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
@@ -99,7 +105,7 @@ class SqliteEmbeddingStore:
             )
 
     def replace_pending(self, repo: str, path: str, pending: Sequence[tuple[str, PendingEmbedding]]) -> None:
-        now = time.time()
+        now = self._clock()
         with self._transaction() as db:
             db.execute("DELETE FROM pending WHERE repo = ? AND path = ?", (repo, path))
             db.executemany(
@@ -135,7 +141,7 @@ class SqliteEmbeddingStore:
                 rows = self._db.execute(
                     f"SELECT {columns} FROM pending WHERE attempts >= ? AND failed_at <= ?"
                     " ORDER BY failed_at LIMIT ?",
-                    (MAX_ATTEMPTS, time.time() - self._parked_retry_seconds, limit),
+                    (MAX_ATTEMPTS, self._clock() - self._parked_retry_seconds, limit),
                 ).fetchall()
         return [
             (key, PendingEmbedding(cid, repo, path, language, kind, bool(test), chash, text))
@@ -159,7 +165,7 @@ class SqliteEmbeddingStore:
             db.executemany(
                 "UPDATE pending SET attempts = attempts + 1, last_error = ?, failed_at = ?"
                 " WHERE repo = ? AND chunk_id = ? AND key = ?",
-                [(error[:500], time.time(), item.repo, item.chunk_id, key) for key, item in items],
+                [(error[:500], self._clock(), item.repo, item.chunk_id, key) for key, item in items],
             )
 
     def delete_files(self, repo: str, paths: Sequence[str]) -> None:

@@ -39,6 +39,7 @@ print(vectors.shape[0], vectors.shape[1], round(float((vectors[0] ** 2).sum()), 
 """
 
 
+@pytest.mark.e2e  # a fresh interpreter (only a new process proves no download)
 def test_minilm_loads_and_embeds_with_networking_disabled() -> None:
     dead = "http://127.0.0.1:9"
     env = {

@@ -102,13 +102,24 @@ def test_embedding_failures_are_retried_then_parked(engine: SearchEngine, embedd
     assert engine.progress.failures == MAX_ATTEMPTS + 1
 
 
+class FakeClock:
+    """Wall-clock seconds that move only when a test says so."""
+
+    def __init__(self) -> None:
+        self.now = time.time()
+
+    def __call__(self) -> float:
+        return self.now
+
+
 def test_parked_chunks_are_tried_again_after_a_while(tmp_path: Path, embedder: WordHashEmbedder) -> None:
     """An embedding server down for longer than the retries: its chunks get their vectors once it is back."""
+    clock = FakeClock()
     engine = SearchEngine(
         SqliteKeywordIndex(tmp_path / "k.db"),
         NumpyVectorIndex(tmp_path / "v.db", embedder.dimension),
         embedder,
-        SqliteEmbeddingStore(tmp_path / "e.db", parked_retry_seconds=0.2),
+        SqliteEmbeddingStore(tmp_path / "e.db", parked_retry_seconds=0.2, clock=clock),
         EngineOptions(backfill_batch=4),
     )
     engine.upsert_file(REPO, "g.py", [chunk("outage", "g.py")])
@@ -117,7 +128,7 @@ def test_parked_chunks_are_tried_again_after_a_while(tmp_path: Path, embedder: W
         with pytest.raises(RuntimeError):
             engine.backfill_once()
     assert engine.backfill_once() == 0  # parked
-    time.sleep(0.3)
+    clock.now += 0.3
     engine.upsert_file(REPO, "h.py", [chunk("fresh", "h.py")])
     embedder.calls.clear()
     assert engine.backfill_once() == 1 and embedder.calls == [1]  # fresh work first, in a batch of its own

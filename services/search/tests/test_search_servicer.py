@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 
@@ -10,6 +9,7 @@ import grpc
 import pytest
 
 from kit.convert import chunk_to_pb
+from kit.testing import eventually
 from reporecall.common.v1 import common_pb2
 from reporecall.search.v1 import search_pb2, search_pb2_grpc
 from services.search.adapters.numpy_vector_index import NumpyVectorIndex
@@ -54,12 +54,11 @@ def _file(path: str, *names: str, is_test: bool = False) -> search_pb2.UpsertFil
 
 
 async def _wait_backfilled(stub: search_pb2_grpc.SearchServiceStub) -> search_pb2.StatsResponse:
-    for _ in range(200):
+    async def backfilled() -> search_pb2.StatsResponse | None:
         stats = await stub.Stats(search_pb2.StatsRequest(repo=REPO))
-        if stats.embed_backlog == 0 and stats.vectors == stats.chunks:
-            return stats
-        await asyncio.sleep(0.02)
-    raise AssertionError(f"backfill did not finish: {stats}")
+        return stats if stats.embed_backlog == 0 and stats.vectors == stats.chunks else None
+
+    return await eventually(backfilled, 30, "the backfill to finish", interval=0.02)
 
 
 async def test_upsert_search_get_find_stats_and_delete_round_trip(stub) -> None:
