@@ -18,15 +18,19 @@ Layout, in order (each part only when it has content):
 Budget split: the header and closing tag come first; facts take at most `facts_share`, the overview at
 most `overview_share`, memories at most `memory_share` (and their per-class shares); code gets the
 rest, so code keeps a floor of 1 − facts − memory shares. Top code hits that do not fit whole are
-trimmed (signature and first lines kept, the elision marked) rather than dropped. Output is a pure
-function of the inputs: candidates are ordered by score with stable tie-breaks.
+trimmed (signature and first lines kept, the elision marked) rather than dropped. Code is granular
+(code_select.py: a large class shows as its header with the candidates inside it after it), long doc
+comments are cut to their first sentence (doc_trim.py), and the code section ends early when the next
+candidates are much weaker than the best one (the adaptive stop, code_section.py), so a precise lookup
+injects little and a flow question more. Output is a pure function of the inputs: candidates are
+ordered by score with stable tie-breaks.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from gateway.domain.code_section import add_code, code_item, order_candidates
+from gateway.domain.code_section import add_code, code_item, order_candidates, prompt_terms
 from gateway.domain.context_types import (
     DEFAULT_CHAR_CAP,
     DEFAULT_POLICY,
@@ -89,8 +93,12 @@ def assemble_context(
     repo_root: str = "",
     char_cap: int = DEFAULT_CHAR_CAP,
     policy: BudgetPolicy = DEFAULT_POLICY,
+    query: str = "",
 ) -> AssembledContext:
-    """The context block for one prompt; `text` ≤ `budget_tokens` tokens and ≤ `char_cap` characters."""
+    """The context block for one prompt; `text` ≤ `budget_tokens` tokens and ≤ `char_cap` characters.
+
+    `query` is the (sanitised) prompt: its terms let the adaptive stop keep a weaker candidate that
+    names something the prompt asks about and nothing shown covers yet."""
     name = route_name(route)
     partial = bool(degraded)
     ordered = order_candidates(candidates)
@@ -118,7 +126,7 @@ def assemble_context(
     )
     ledger.tokens -= reserved
     ledger.chars -= reserved_chars
-    cut.extend(add_code(ledger, ordered, repo_root, policy))
+    cut.extend(add_code(ledger, ordered, repo_root, policy, name, prompt_terms(query)))
     ledger.tokens += reserved
     ledger.chars += reserved_chars
     for part in memory_parts:
