@@ -101,7 +101,11 @@ def class_header(chunk: Chunk) -> str:
     # Decorators / attributes just above the declaration belong to it; comments do not.
     head = [line for line in lines[: start + 1] if line.strip() and not _COMMENT.match(line)][-4:]
     body = lines[start + 1 :]
-    indents = [_indent(line) for line in body if line.strip() and not _COMMENT.match(line)]
+    indents = [
+        _indent(line)
+        for line in body
+        if line.strip() and not _COMMENT.match(line) and not _CLOSERS.match(line)
+    ]
     if not indents:
         return "\n".join(head) + "\n"
     member_indent = min(indents)
