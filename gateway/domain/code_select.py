@@ -3,8 +3,9 @@
 A class longer than `BudgetPolicy.header_min_lines` is shown as a compact header — its signature,
 its fields and the list of its members, one line each — and the candidates inside it follow the
 header at its rank, so a whole large class never pushes out the very methods the prompt is about.
-A long non-class definition (an outer function, a module chunk) that contains other candidates gives
-way to them at its rank: dedup keeps the more specific chunk.
+A long module-level chunk (file residue) that contains other candidates gives way to them at its rank:
+dedup keeps the more specific chunk. A function stays whole (its nested closures are fragments of it,
+not better answers), so the candidates inside it are then cut as overlaps.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from gateway.domain.context_types import BudgetPolicy, CodeCandidate
 from kit.domain import Chunk, ChunkKind
 
 CLASS_KINDS = frozenset({ChunkKind.CLASS, ChunkKind.INTERFACE, ChunkKind.ENUM, ChunkKind.TYPE})
+# Chunks that are a file's residue rather than one definition: they give way to what they contain.
+RESIDUE_KINDS = frozenset({ChunkKind.MODULE, ChunkKind.FILE})
 # A member line longer than this is cut (a one-line signature, not a body).
 MEMBER_LINE_CHARS = 120
 _CLOSERS = re.compile(r"^[\s})\];,]*$")
@@ -39,7 +42,7 @@ class Replaced:
 
 
 def select_granular(ordered: Sequence[CodeCandidate], policy: BudgetPolicy) -> list[Selected | Replaced]:
-    """The candidates in placing order; large classes become headers, enclosing chunks give way."""
+    """The candidates in placing order; large classes become headers, long residue chunks give way."""
     inner = _contained(ordered, policy)
     out: list[Selected | Replaced] = []
     placed: set[int] = set()
@@ -51,7 +54,7 @@ def select_granular(ordered: Sequence[CodeCandidate], policy: BudgetPolicy) -> l
         candidate = ordered[j]
         if _is_large_class(candidate.chunk, policy):
             out.append(Selected(candidate, header=True))
-        elif j in inner:
+        elif j in inner and candidate.chunk.kind in RESIDUE_KINDS:
             out.append(Replaced(candidate))
         else:
             out.append(Selected(candidate))

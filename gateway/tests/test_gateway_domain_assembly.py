@@ -203,7 +203,7 @@ def test_lower_ranked_chunks_that_do_not_fit_are_cut_not_trimmed():
         CodeCandidate(chunk(f"c{i}", f"src/m{i}.py", 1, 121, f"f{i}", f"def f{i}():\n{filler}"), 10.0 - i)
         for i in range(6)
     ]
-    result = assemble_context("lookup", cands, budget_tokens=3_000)
+    result = assemble_context("lookup", cands, budget_tokens=3_000, policy=BudgetPolicy(stop_ratio=()))
     included = [i.chunk_id for i in result.items]
     assert included[0] == "c0"
     notes = {c.chunk_id: c.note for c in result.cut}

@@ -74,21 +74,32 @@ def test_a_small_class_is_still_shown_whole():
     assert "value = self.data[key] + 1" in result.text
 
 
-def test_dedup_keeps_the_more_specific_chunk_inside_a_long_enclosing_function():
-    body = "def outer():\n" + "    x = 1\n" * 50 + "    def inner():\n        return 2\n"
-    outer = _chunk("c-outer", 1, 53, "outer", body, ChunkKind.FUNCTION)
-    inner = _chunk("c-inner", 52, 53, "outer.inner", "def inner():\n    return 2\n", ChunkKind.FUNCTION)
+def test_dedup_keeps_the_more_specific_chunk_inside_a_long_module_chunk():
+    residue = "import os\n" + "X = 1\n" * 50 + "def inner():\n    return 2\n"
+    module = _chunk("c-module", 1, 53, "src/a.py", residue, ChunkKind.MODULE)
+    inner = _chunk("c-inner", 52, 53, "inner", "def inner():\n    return 2\n", ChunkKind.FUNCTION)
     other = _chunk("c-other", 60, 61, "helper", "def helper():\n    pass\n", ChunkKind.FUNCTION)
     result = assemble_context(
         "lookup",
-        [CodeCandidate(outer, 2.0), CodeCandidate(other, 1.8), CodeCandidate(inner, 1.0)],
+        [CodeCandidate(module, 2.0), CodeCandidate(other, 1.8), CodeCandidate(inner, 1.0)],
         budget_tokens=2_000,
         policy=NO_STOP,
     )
     assert [i.chunk_id for i in result.items] == ["c-inner", "c-other"]
     assert [(c.chunk_id, c.note) for c in result.cut] == [
-        ("c-outer", "replaced by the more specific chunks inside it")
+        ("c-module", "replaced by the more specific chunks inside it")
     ]
+
+
+def test_a_long_function_stays_whole_and_its_nested_closure_is_the_overlap():
+    body = "def outer():\n" + "    x = 1\n" * 50 + "    def inner():\n        return 2\n"
+    outer = _chunk("c-outer", 1, 53, "outer", body, ChunkKind.FUNCTION)
+    inner = _chunk("c-inner", 52, 53, "outer.inner", "def inner():\n    return 2\n", ChunkKind.FUNCTION)
+    result = assemble_context(
+        "lookup", [CodeCandidate(outer, 2.0), CodeCandidate(inner, 1.0)], budget_tokens=2_000, policy=NO_STOP
+    )
+    assert [i.chunk_id for i in result.items] == ["c-outer"]
+    assert result.cut[0].chunk_id == "c-inner" and result.cut[0].note.startswith("overlaps")
 
 
 def test_long_doc_comments_are_cut_to_their_first_sentence_in_any_syntax():
