@@ -137,7 +137,7 @@ class BudgetPolicy:
     stop_ratio: tuple[tuple[str, float], ...] = (
         ("lookup", 0.6),
         ("bug", 0.5),
-        ("flow", 0.55),
+        ("flow", 0.45),
         ("architecture", 0.3),
     )
 
