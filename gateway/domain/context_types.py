@@ -130,12 +130,12 @@ class BudgetPolicy:
     # Adaptive stop: once `stop_min_items` code blocks are in, a candidate scoring below
     # `stop_ratio[route]` × the best candidate's score ends the code section, unless it covers a prompt
     # term that nothing shown covers yet. Routes not listed never stop early. Fusion scores are
-    # reciprocal-rank sums, so a ratio is close to a rank limit for one-source candidates (0.6 ≈ rank 8)
+    # reciprocal-rank sums, so a ratio is close to a rank limit for one-source candidates (0.55 ≈ rank 10)
     # while a candidate several sources agree on stays in; the values were chosen on the express and
     # rxjs sets (bench/results), lookups cut hardest.
     stop_min_items: int = 2
     stop_ratio: tuple[tuple[str, float], ...] = (
-        ("lookup", 0.6),
+        ("lookup", 0.55),
         ("bug", 0.5),
         ("flow", 0.45),
         ("architecture", 0.3),
