@@ -70,6 +70,7 @@ def render_markdown(results: dict[str, Any]) -> str:
             _route_line(corpus),
             _hook_line(corpus),
         ]
+        lines += _equal_token_lines(corpus)
         lines += [
             "",
             "| category | n | hook sym NDCG@10 | bm25-chunk sym NDCG@10 | search hybrid sym NDCG@10 |",
@@ -158,3 +159,21 @@ def _hook_line(corpus: dict[str, Any]) -> str:
         f"mean injected tokens {corpus['injected_tokens']['mean']:.0f}; server-side context build p50 "
         f"{corpus['explain_latency']['p50_ms']:.1f} ms (the rest of the hook time is HTTP)"
     )
+
+
+def _equal_token_lines(corpus: dict[str, Any]) -> list[str]:
+    """Quality at the default budget beside quality at the hook's own injected code tokens per prompt."""
+    equal = corpus.get("equal_tokens")
+    if not equal:
+        return []
+    lines = [
+        "",
+        "| system | sym NDCG@10 (top 10) | mean code tokens (top 10) | sym NDCG@10 at the hook's tokens |",
+        "|---|---|---|---|",
+    ]
+    for system, e in equal.items():
+        label = f"**{system}**" if system == OURS else system
+        lines.append(
+            f"| {label} | {_f(e['ndcg_10'])} | {_f(e['mean_code_tokens'], 0)} | {_f(e['ndcg_10_at_hook_tokens'])} |"
+        )
+    return lines

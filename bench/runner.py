@@ -39,6 +39,7 @@ from bench.scoring import (
     score_files,
     score_symbols,
     skip_scores,
+    within_tokens,
 )
 from bench.sets import SETS_DIR, Prompt, load_set, resolve_spans
 
@@ -131,6 +132,51 @@ def evaluate(
             "symbol": _summ(list(sym.values())),
             "file": _summ(list(fil.values())),
             "by_category": {c: _summ([sym[p.id] for p in code if p.category == c]) for c in categories},
+        }
+    return out
+
+
+def _block_tokens(root: Path, item: Retrieved, cache: dict[str, list[str]]) -> int:
+    """What showing `item` costs: its lines (the whole file for a file-level item) plus a heading."""
+    from kit.tokens import count_tokens
+
+    if item.file not in cache:
+        try:
+            cache[item.file] = (root / item.file).read_text(errors="replace").splitlines()
+        except OSError:
+            cache[item.file] = []
+    lines = cache[item.file]
+    body = lines[item.start_line - 1 : item.end_line] if item.start_line > 0 else lines
+    return count_tokens("\n".join(body)) + 12
+
+
+def equal_token_quality(
+    prompts: list[Prompt],
+    systems: dict[str, Callable[[Prompt], list[Retrieved]]],
+    explained: dict[str, dict[str, Any]],
+    root: Path,
+) -> dict[str, Any]:
+    """Symbol NDCG@10 of every system cut to the code tokens the hook injected for the same prompt,
+    beside each system's default (top-10) NDCG and mean code tokens."""
+    cache: dict[str, list[str]] = {}
+    out: dict[str, Any] = {}
+    code = [p for p in prompts if not p.should_skip]
+    for name, system in systems.items():
+        default, equal, tokens = [], [], []
+        for p in code:
+            ranked = system(p)[:10]
+            if name == "reporecall (hook)":
+                costs = [int(i.get("tokens", 0)) for i in explained[p.id]["injected"]][: len(ranked)]
+            else:
+                costs = [_block_tokens(root, r, cache) for r in ranked]
+            budget = sum(int(i.get("tokens", 0)) for i in explained[p.id]["injected"])
+            default.append(score_symbols(ranked, p.gold).ndcg_10)
+            equal.append(score_symbols(within_tokens(ranked, costs, budget), p.gold).ndcg_10)
+            tokens.append(sum(costs))
+        out[name] = {
+            "ndcg_10": round(statistics.fmean(default), 4) if default else None,
+            "ndcg_10_at_hook_tokens": round(statistics.fmean(equal), 4) if equal else None,
+            "mean_code_tokens": round(statistics.fmean(tokens), 1) if tokens else None,
         }
     return out
 
@@ -238,7 +284,21 @@ def run_corpus(
         "bm25-chunk": bm25(bm25_chunk),
         "bm25-file": bm25(bm25_file),
     }
+    memo: dict[tuple[str, str], list[Retrieved]] = {}
+
+    def remembered(
+        name: str, system: Callable[[Prompt], list[Retrieved]]
+    ) -> Callable[[Prompt], list[Retrieved]]:
+        def call(p: Prompt) -> list[Retrieved]:
+            if (name, p.id) not in memo:
+                memo[name, p.id] = system(p)
+            return memo[name, p.id]
+
+        return call
+
+    systems = {name: remembered(name, system) for name, system in systems.items()}
     result["quality"] = evaluate(prompts, systems)
+    result["equal_tokens"] = equal_token_quality(prompts, systems, explained, root)
     for p in prompts:
         if p.id in result["quality"]["prompts"]:
             e = explained[p.id]

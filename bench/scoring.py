@@ -225,3 +225,20 @@ def latency_summary(ms: Sequence[float]) -> dict[str, float]:
 def ratio(ours: float, baseline: float) -> float | None:
     """ours / baseline, or None when the baseline is zero."""
     return round(ours / baseline, 3) if baseline else None
+
+
+# --- quality at equal injected tokens -------------------------------------------------------------------
+
+
+def within_tokens(ranked: Sequence[Retrieved], costs: Sequence[int], budget: int) -> list[Retrieved]:
+    """The prefix of `ranked` a reader gets for `budget` tokens: items are taken in order while the
+    tokens spent before them are under the budget (the last one may be only partly inside, as the hook
+    trims its last block rather than dropping it). `costs[i]` is the token cost of `ranked[i]`."""
+    kept: list[Retrieved] = []
+    spent = 0
+    for item, cost in zip(ranked, costs, strict=True):
+        if spent >= budget:
+            break
+        kept.append(item)
+        spent += cost
+    return kept

@@ -173,6 +173,7 @@ class Pipeline:
             degraded=degraded,
             repo=request.repo.name,
             repo_root=request.repo.path,
+            query=request.text,
         )
         signals = {
             "search": {h.chunk.id: _signals(h) for h in evidence.search},

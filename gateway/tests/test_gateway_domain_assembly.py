@@ -145,7 +145,8 @@ def test_short_and_full_commit_of_the_same_head_are_not_stale():
 
 
 def test_section_titles_cost_what_the_ledger_assumes():
-    from gateway.domain.assembly import _SECTION_TITLES, _TITLE_TOKENS
+    from gateway.domain.ledger import SECTION_TITLES as _SECTION_TITLES
+    from gateway.domain.ledger import TITLE_TOKENS as _TITLE_TOKENS
 
     assert all(count_tokens(title) <= _TITLE_TOKENS for title in _SECTION_TITLES.values())
 
@@ -202,7 +203,7 @@ def test_lower_ranked_chunks_that_do_not_fit_are_cut_not_trimmed():
         CodeCandidate(chunk(f"c{i}", f"src/m{i}.py", 1, 121, f"f{i}", f"def f{i}():\n{filler}"), 10.0 - i)
         for i in range(6)
     ]
-    result = assemble_context("lookup", cands, budget_tokens=3_000)
+    result = assemble_context("lookup", cands, budget_tokens=3_000, policy=BudgetPolicy(stop_ratio=()))
     included = [i.chunk_id for i in result.items]
     assert included[0] == "c0"
     notes = {c.chunk_id: c.note for c in result.cut}
@@ -487,7 +488,9 @@ def test_plenty_of_code_fills_most_of_the_character_cap():
 
 
 def test_the_final_check_drops_parts_when_counted_sizes_were_too_optimistic():
-    from gateway.domain.assembly import _finish, _Ledger, _Part
+    from gateway.domain.ledger import Ledger as _Ledger
+    from gateway.domain.ledger import Part as _Part
+    from gateway.domain.ledger import finish as _finish
 
     ledger = _Ledger(tokens=0, chars=0)
     for i in range(5):

@@ -1,0 +1,217 @@
+"""The *Code* section: candidates in score order, granular (class headers, the more specific chunk),
+deduplicated, long doc comments cut, each whole or trimmed to fit, stopping early when the rest is weak."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from gateway.domain.code_render import render_code, trim_code
+from gateway.domain.code_select import Replaced, header_chunk, select_granular
+from gateway.domain.context_types import (
+    MAX_CHARS_PER_TOKEN,
+    REASON_ORDER,
+    BudgetPolicy,
+    CodeCandidate,
+    ContextItem,
+    Section,
+    estimate_tokens,
+    relative_path,
+)
+from gateway.domain.doc_trim import trim_doc_comments
+from gateway.domain.ledger import SECTION_TITLES, TITLE_TOKENS, Ledger, Part
+from gateway.domain.utf16 import utf16_len
+from kit.domain import Chunk
+from kit.text import code_words
+from kit.tokens import count_tokens
+
+
+def order_candidates(candidates: Sequence[CodeCandidate]) -> list[CodeCandidate]:
+    def key(c: CodeCandidate) -> tuple[float, int, str, int, str]:
+        score = c.score if c.score == c.score else float("-inf")  # NaN sorts last
+        return (
+            -score,
+            REASON_ORDER.get(str(c.reason), len(REASON_ORDER)),
+            c.chunk.path,
+            c.chunk.start_line,
+            c.chunk.id,
+        )
+
+    return sorted(candidates, key=key)
+
+
+def add_code(
+    ledger: Ledger,
+    ordered: Sequence[CodeCandidate],
+    repo_root: str,
+    policy: BudgetPolicy,
+    route: str = "",
+    terms: frozenset[str] = frozenset(),
+) -> list[ContextItem]:
+    """Place the candidates (granular selection first), cutting duplicates, overlaps, what does not fit,
+    and — the adaptive stop — candidates much weaker than the best one that add no prompt term."""
+    cut: list[ContextItem] = []
+    shown: dict[str, list[tuple[int, int, str]]] = {}
+    seen_ids: set[str] = set()
+    stop = AdaptiveStop.of(ordered, route, terms, policy)
+    rank = 0
+    selection = select_granular(ordered, policy)
+    for index, selected in enumerate(selection):
+        candidate = selected.candidate
+        chunk = candidate.chunk
+        path = relative_path(chunk.path, repo_root)
+        if isinstance(selected, Replaced):
+            cut.append(code_item(candidate, 0, "replaced by the more specific chunks inside it", path))
+            continue
+        if chunk.id and chunk.id in seen_ids:
+            cut.append(code_item(candidate, 0, "duplicate", path))
+            continue
+        overlap = _overlap(shown.get(path, ()), chunk.start_line, chunk.end_line, selected.header)
+        if overlap:
+            cut.append(code_item(candidate, 0, f"overlaps {overlap} already shown", path))
+            continue
+        weak = stop.weak(candidate, len(seen_ids))
+        if weak:
+            cut.append(code_item(candidate, 0, weak, path))
+            continue
+        rank += 1
+        shaped = _shaped(chunk, selected.header, policy)
+        placed = _place(
+            ledger, replace(candidate, chunk=shaped), path, rank, index + 1 < len(selection), policy
+        )
+        if isinstance(placed, ContextItem):
+            cut.append(placed)
+            continue
+        block, tokens, note, shown_end = placed
+        seen_ids.add(chunk.id)
+        stop.took(candidate)
+        if selected.header:
+            note = "class header: signature, fields and members"
+        else:
+            shown.setdefault(path, []).append(
+                (chunk.start_line, shown_end, f"{path}:{chunk.start_line}-{chunk.end_line}")
+            )
+        ledger.take(Section.CODE, Part(block, tokens, code_item(candidate, tokens, note, path)))
+    return cut
+
+
+def _shaped(chunk: Chunk, header: bool, policy: BudgetPolicy) -> Chunk:
+    """The chunk as it is shown: its class header, or its code with long doc comments cut."""
+    if header:
+        return header_chunk(chunk)
+    trimmed = trim_doc_comments(chunk.content, policy.doc_max_lines)
+    return chunk if trimmed == chunk.content else replace(chunk, content=trimmed)
+
+
+@dataclass(slots=True)
+class AdaptiveStop:
+    """Ends the code section early when the next candidate is much weaker than what is in: its score
+    below `ratio` × the best score, and no prompt term in its name that the shown names lack."""
+
+    ratio: float
+    best: float
+    min_items: int
+    terms: frozenset[str]
+    covered: set[str]
+
+    @classmethod
+    def of(
+        cls, ordered: Sequence[CodeCandidate], route: str, terms: frozenset[str], policy: BudgetPolicy
+    ) -> AdaptiveStop:
+        ratio = dict(policy.stop_ratio).get(route, 0.0)
+        best = max((c.score for c in ordered if c.score == c.score), default=0.0)
+        return cls(ratio, best, policy.stop_min_items, terms, set())
+
+    def weak(self, candidate: CodeCandidate, shown: int) -> str:
+        """Why the candidate is left out ("" when it goes in)."""
+        if self.ratio <= 0 or self.best <= 0 or shown < self.min_items:
+            return ""
+        floor = self.ratio * self.best
+        score = candidate.score if candidate.score == candidate.score else 0.0
+        if score >= floor:
+            return ""
+        if score >= floor / 2 and (name_terms(candidate.chunk) & self.terms) - self.covered:
+            return ""
+        return f"adaptive stop: score {score:.3g} below {self.ratio:g} × best {self.best:.3g}"
+
+    def took(self, candidate: CodeCandidate) -> None:
+        self.covered |= name_terms(candidate.chunk) & self.terms
+
+
+# Words of a prompt that say nothing about which code is meant.
+_FILLER = frozenset(
+    """the and are can does for from has have how into its not our please show should that their them then
+    there these this those was what when where which who why will with you your code find function method
+    class file work works doing used use get set make call calls called value values""".split()  # noqa: SIM905
+)
+
+
+def prompt_terms(prompt: str) -> frozenset[str]:
+    """The prompt's words that may name code: lowercased identifier parts, fillers left out."""
+    return frozenset(w for w in code_words(prompt) if len(w) >= 3 and w not in _FILLER)
+
+
+def name_terms(chunk: Chunk) -> set[str]:
+    return set(code_words(chunk.qualified_name or chunk.name))
+
+
+def _place(
+    ledger: Ledger, candidate: CodeCandidate, path: str, rank: int, more_follow: bool, policy: BudgetPolicy
+) -> tuple[str, int, str, int] | ContextItem:
+    """The candidate's block as (text, tokens, note, last line shown), trimmed when it does not fit
+    whole and is among the top `trim_top`; else the cut item saying which limit it broke."""
+    chunk = candidate.chunk
+    first = not ledger.parts.get(Section.CODE)
+    extra_tokens, extra_chars = (TITLE_TOKENS, utf16_len(SECTION_TITLES[Section.CODE])) if first else (0, 0)
+    block = render_code(chunk, path, candidate.reason)
+    # Counting costs ~1 ms per 1,000 tokens: skip it for blocks that cannot fit whole anyway.
+    countable = utf16_len(block) <= ledger.chars and len(block) <= MAX_CHARS_PER_TOKEN * ledger.tokens
+    tokens = count_tokens(block) if countable else estimate_tokens(block)
+    if ledger.fits(tokens + extra_tokens, utf16_len(block) + extra_chars):
+        return block, tokens, "", chunk.end_line
+    room_tokens = ledger.tokens - extra_tokens
+    room_chars = ledger.chars - extra_chars
+    trimmed = None
+    if more_follow:
+        room_tokens = max(policy.min_trimmed_tokens, int(room_tokens * policy.trim_room_share))
+        room_chars = int(room_chars * policy.trim_room_share)
+    room_tokens = min(room_tokens, ledger.tokens - extra_tokens)
+    if rank <= policy.trim_top and room_tokens >= policy.min_trimmed_tokens:
+        trimmed = trim_code(chunk, path, candidate.reason, room_tokens, room_chars)
+    if trimmed is None:
+        over_tokens = tokens + extra_tokens > ledger.tokens
+        over_chars = utf16_len(block) + extra_chars > ledger.chars
+        why = " and ".join(
+            label for label, over in (("token budget", over_tokens), ("character cap", over_chars)) if over
+        )
+        return code_item(candidate, tokens, why, path)
+    block, tokens, last_line = trimmed
+    note = f"trimmed: lines {chunk.start_line}-{last_line} shown"
+    return block, tokens, note, max(chunk.start_line, last_line)
+
+
+def _overlap(ranges: Sequence[tuple[int, int, str]], start: int, end: int, header: bool = False) -> str:
+    """The shown block this one overlaps; a class header only repeats a block that holds the whole class."""
+    for shown_start, shown_end, label in ranges:
+        if header and shown_start <= start and end <= shown_end:
+            return label
+        if not header and start <= shown_end and shown_start <= end:
+            return label
+    return ""
+
+
+def code_item(candidate: CodeCandidate, tokens: int, note: str, path: str | None = None) -> ContextItem:
+    chunk = candidate.chunk
+    return ContextItem(
+        Section.CODE,
+        chunk.path if path is None else path,
+        chunk.qualified_name or chunk.name,
+        chunk.start_line,
+        chunk.end_line,
+        str(chunk.kind),
+        candidate.score,
+        tokens,
+        str(candidate.reason),
+        chunk.id,
+        note,
+    )

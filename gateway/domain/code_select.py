@@ -1,0 +1,150 @@
+"""Granular selection: what of a relevant class (or long enclosing definition) goes into the block.
+
+A class longer than `BudgetPolicy.header_min_lines` is shown as a compact header — its signature,
+its fields and the list of its members, one line each — and the candidates inside it follow the
+header at its rank, so a whole large class never pushes out the very methods the prompt is about.
+A long module-level chunk (file residue) that contains other candidates gives way to them at its rank:
+dedup keeps the more specific chunk. A function stays whole (its nested closures are fragments of it,
+not better answers), so the candidates inside it are then cut as overlaps.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from gateway.domain.context_types import BudgetPolicy, CodeCandidate
+from kit.domain import Chunk, ChunkKind
+
+CLASS_KINDS = frozenset({ChunkKind.CLASS, ChunkKind.INTERFACE, ChunkKind.ENUM, ChunkKind.TYPE})
+# Chunks that are a file's residue rather than one definition: they give way to what they contain.
+RESIDUE_KINDS = frozenset({ChunkKind.MODULE, ChunkKind.FILE})
+# A member line longer than this is cut (a one-line signature, not a body).
+MEMBER_LINE_CHARS = 120
+_CLOSERS = re.compile(r"^[\s})\];,]*$")
+_COMMENT = re.compile(r"^\s*(//|/\*|\*|#(?=\s|$)|\"\"\"|''')")
+
+
+@dataclass(frozen=True, slots=True)
+class Selected:
+    """A candidate as it will be placed: `header` is true when only the class header is shown."""
+
+    candidate: CodeCandidate
+    header: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Replaced:
+    """A candidate that gave way to the more specific candidates inside it."""
+
+    candidate: CodeCandidate
+
+
+def select_granular(ordered: Sequence[CodeCandidate], policy: BudgetPolicy) -> list[Selected | Replaced]:
+    """The candidates in placing order; large classes become headers, long residue chunks give way."""
+    inner = _contained(ordered, policy)
+    out: list[Selected | Replaced] = []
+    placed: set[int] = set()
+
+    def place(j: int) -> None:
+        if j in placed:
+            return
+        placed.add(j)
+        candidate = ordered[j]
+        if _is_large_class(candidate.chunk, policy):
+            out.append(Selected(candidate, header=True))
+        elif j in inner and candidate.chunk.kind in RESIDUE_KINDS:
+            out.append(Replaced(candidate))
+        else:
+            out.append(Selected(candidate))
+        for k in inner.get(j, ()):
+            place(k)
+
+    for i in range(len(ordered)):
+        place(i)
+    return out
+
+
+def _contained(ordered: Sequence[CodeCandidate], policy: BudgetPolicy) -> dict[int, list[int]]:
+    """For each long candidate, the later-or-earlier candidates strictly inside its lines."""
+    inner: dict[int, list[int]] = {}
+    by_path: dict[str, list[int]] = {}
+    for i, c in enumerate(ordered):
+        by_path.setdefault(c.chunk.path, []).append(i)
+    for i, outer in enumerate(ordered):
+        o = outer.chunk
+        if o.end_line - o.start_line + 1 <= policy.header_min_lines:
+            continue
+        contained = [
+            j
+            for j in by_path[o.path]
+            if j != i
+            and ordered[j].chunk.id != o.id
+            and o.start_line <= ordered[j].chunk.start_line
+            and ordered[j].chunk.end_line <= o.end_line
+            and (ordered[j].chunk.start_line, ordered[j].chunk.end_line) != (o.start_line, o.end_line)
+        ]
+        if contained:
+            inner[i] = contained
+    return inner
+
+
+def _is_large_class(chunk: Chunk, policy: BudgetPolicy) -> bool:
+    return chunk.kind in CLASS_KINDS and chunk.end_line - chunk.start_line + 1 > policy.header_min_lines
+
+
+def class_header(chunk: Chunk) -> str:
+    """The class's signature, fields and member list: its first line(s) up to the body, then every
+    line at the members' indentation that declares something (comments and closers left out)."""
+    lines = chunk.content.splitlines()
+    if not lines:
+        return ""
+    start = _declaration_index(lines, chunk.signature)
+    # Decorators / attributes just above the declaration belong to it; comments do not.
+    head = [line for line in lines[: start + 1] if line.strip() and not _COMMENT.match(line)][-4:]
+    body = lines[start + 1 :]
+    indents = [
+        _indent(line)
+        for line in body
+        if line.strip() and not _COMMENT.match(line) and not _CLOSERS.match(line)
+    ]
+    if not indents:
+        return "\n".join(head) + "\n"
+    member_indent = min(indents)
+    # A body that closes at the class's own indent (`}` / `};`): its last line ends the header.
+    members = [
+        _cut(line)
+        for line in body
+        if line.strip()
+        and _indent(line) == member_indent
+        and not _CLOSERS.match(line)
+        and not _COMMENT.match(line)
+    ]
+    tail = [body[-1]] if body and _CLOSERS.match(body[-1]) and _indent(body[-1]) < member_indent else []
+    return "\n".join(head + members + ([" " * member_indent + "…"] if members else []) + tail) + "\n"
+
+
+def header_chunk(chunk: Chunk) -> Chunk:
+    """The chunk with its content replaced by its class header (same path, lines and names)."""
+    return replace(chunk, content=class_header(chunk))
+
+
+def _declaration_index(lines: Sequence[str], signature: str) -> int:
+    first = signature.strip().splitlines()[0].strip()[:60] if signature.strip() else ""
+    for i, line in enumerate(lines[:200]):
+        if first and first in line:
+            return i
+    for i, line in enumerate(lines[:200]):
+        if line.strip() and not _COMMENT.match(line) and not line.lstrip().startswith("@"):
+            return i
+    return 0
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _cut(line: str) -> str:
+    line = line.rstrip()
+    return line if len(line) <= MEMBER_LINE_CHARS else line[: MEMBER_LINE_CHARS - 1] + "…"

@@ -1,0 +1,173 @@
+"""Granular code selection, doc trimming and the adaptive stop of context assembly."""
+
+from gateway.domain.assembly import BudgetPolicy, CodeCandidate, assemble_context
+from gateway.domain.code_select import class_header
+from gateway.domain.doc_trim import trim_doc_comments
+from kit.domain import Chunk, ChunkKind
+
+NO_STOP = BudgetPolicy(stop_ratio=())
+
+
+def _chunk(
+    cid: str, start: int, end: int, name: str, content: str, kind: ChunkKind, language: str = "python"
+) -> Chunk:
+    return Chunk(
+        id=cid,
+        repo="r",
+        path="src/a.py",
+        language=language,
+        kind=kind,
+        name=name.rsplit(".", 1)[-1],
+        qualified_name=name,
+        start_line=start,
+        end_line=end,
+        content=content,
+        content_hash=cid,
+    )
+
+
+def _store_class(methods: int = 12) -> Chunk:
+    lines = ["class Store(Base):", '    """A key-value store."""', "    limit: int = 10", ""]
+    for m in range(methods):
+        lines += [
+            f"    def op{m}(self, key):",
+            f"        value = self.data[key] + {m}",
+            "        return value",
+            "",
+        ]
+    return _chunk("c-class", 1, len(lines), "Store", "\n".join(lines) + "\n", ChunkKind.CLASS)
+
+
+def test_class_header_lists_signature_fields_and_members_but_no_bodies():
+    header = class_header(_store_class())
+    assert header.splitlines()[0] == "class Store(Base):"
+    assert "    limit: int = 10" in header
+    assert "    def op0(self, key):" in header and "    def op11(self, key):" in header
+    assert "self.data[key]" not in header and "key-value store" not in header
+
+
+def test_js_class_header_keeps_the_closing_brace_and_drops_method_bodies():
+    content = "class Queue {\n  size = 0;\n  push(x) {\n    this.items.push(x);\n  }\n"
+    content += "  pop() {\n    return 1;\n  }\n}\n"
+    header = class_header(_chunk("q", 1, 9, "Queue", content, ChunkKind.CLASS, "javascript"))
+    assert header.splitlines() == ["class Queue {", "  size = 0;", "  push(x) {", "  pop() {", "  …", "}"]
+
+
+def test_a_large_class_is_shown_as_its_header_followed_by_its_relevant_method():
+    klass = _store_class()
+    method = _chunk("c-op3", 17, 19, "Store.op3", "def op3(self, key):\n    return 3\n", ChunkKind.METHOD)
+    result = assemble_context(
+        "lookup", [CodeCandidate(klass, 2.0), CodeCandidate(method, 1.0)], budget_tokens=2_000, policy=NO_STOP
+    )
+    assert [(i.chunk_id, i.note) for i in result.items] == [
+        ("c-class", "class header: signature, fields and members"),
+        ("c-op3", ""),
+    ]
+    assert "value = self.data[key] + 5" not in result.text  # no method body of the class itself
+    assert "def op3(self, key):\n    return 3" in result.text
+
+
+def test_a_small_class_is_still_shown_whole():
+    klass = _store_class(methods=2)
+    result = assemble_context("lookup", [CodeCandidate(klass, 2.0)], budget_tokens=2_000, policy=NO_STOP)
+    assert result.items[0].note == ""
+    assert "value = self.data[key] + 1" in result.text
+
+
+def test_dedup_keeps_the_more_specific_chunk_inside_a_long_module_chunk():
+    residue = "import os\n" + "X = 1\n" * 50 + "def inner():\n    return 2\n"
+    module = _chunk("c-module", 1, 53, "src/a.py", residue, ChunkKind.MODULE)
+    inner = _chunk("c-inner", 52, 53, "inner", "def inner():\n    return 2\n", ChunkKind.FUNCTION)
+    other = _chunk("c-other", 60, 61, "helper", "def helper():\n    pass\n", ChunkKind.FUNCTION)
+    result = assemble_context(
+        "lookup",
+        [CodeCandidate(module, 2.0), CodeCandidate(other, 1.8), CodeCandidate(inner, 1.0)],
+        budget_tokens=2_000,
+        policy=NO_STOP,
+    )
+    assert [i.chunk_id for i in result.items] == ["c-inner", "c-other"]
+    assert [(c.chunk_id, c.note) for c in result.cut] == [
+        ("c-module", "replaced by the more specific chunks inside it")
+    ]
+
+
+def test_a_long_function_stays_whole_and_its_nested_closure_is_the_overlap():
+    body = "def outer():\n" + "    x = 1\n" * 50 + "    def inner():\n        return 2\n"
+    outer = _chunk("c-outer", 1, 53, "outer", body, ChunkKind.FUNCTION)
+    inner = _chunk("c-inner", 52, 53, "outer.inner", "def inner():\n    return 2\n", ChunkKind.FUNCTION)
+    result = assemble_context(
+        "lookup", [CodeCandidate(outer, 2.0), CodeCandidate(inner, 1.0)], budget_tokens=2_000, policy=NO_STOP
+    )
+    assert [i.chunk_id for i in result.items] == ["c-outer"]
+    assert result.cut[0].chunk_id == "c-inner" and result.cut[0].note.startswith("overlaps")
+
+
+def test_long_doc_comments_are_cut_to_their_first_sentence_in_any_syntax():
+    jsdoc = "/**\n * Emits the values.\n * More.\n * More.\n * @param x a value\n */\nfunction of(x) {}\n"
+    assert trim_doc_comments(jsdoc) == (
+        "/**\n * Emits the values.\n * … 3 more comment lines trimmed\n */\nfunction of(x) {}\n"
+    )
+    docstring = 'def f():\n    """Double it.\n\n    a\n    b\n    c\n    """\n    return 2\n'
+    assert trim_doc_comments(docstring) == (
+        'def f():\n    """Double it.\n    … 4 more comment lines trimmed\n    """\n    return 2\n'
+    )
+    rust = "/// Parses it.\n/// a\n/// b\n/// c\n/// d\nfn parse() {}\n"
+    assert trim_doc_comments(rust) == "/// Parses it.\n/// … 4 more comment lines trimmed\nfn parse() {}\n"
+    hashes = "# Sets it up.\n# a\n# b\n# c\n# d\nx = 1\n"
+    assert trim_doc_comments(hashes) == "# Sets it up.\n# … 4 more comment lines trimmed\nx = 1\n"
+
+
+def test_short_comments_and_string_literals_are_left_alone():
+    code = '/** One line. */\n// two\n// lines\nconst s = """\na\nb\nc\nd\ne\n"""\n#[derive(Debug)]\n'
+    assert trim_doc_comments(code) == code
+
+
+def test_injected_code_has_its_long_doc_comment_trimmed():
+    content = (
+        "/**\n * Emits the values.\n"
+        + " * filler words here\n" * 30
+        + " */\nfunction of(x) {\n  return x;\n}\n"
+    )
+    of = _chunk("c-of", 1, 35, "of", content, ChunkKind.FUNCTION, "typescript")
+    result = assemble_context("lookup", [CodeCandidate(of, 1.0)], budget_tokens=2_000, policy=NO_STOP)
+    assert "Emits the values." in result.text and "function of(x) {" in result.text
+    assert "filler words here" not in result.text
+
+
+def _fn(cid: str, line: int, name: str) -> Chunk:
+    return _chunk(cid, line, line + 1, name, f"def {name}():\n    return 1\n", ChunkKind.FUNCTION)
+
+
+def test_adaptive_stop_leaves_out_candidates_much_weaker_than_the_best():
+    strong = [
+        CodeCandidate(_fn("a", 1, "parse_config"), 1.0),
+        CodeCandidate(_fn("b", 10, "load_config"), 0.9),
+    ]
+    weak = CodeCandidate(_fn("c", 20, "render_page"), 0.1)
+    policy = BudgetPolicy(stop_ratio=(("lookup", 0.5),), stop_min_items=2)
+    stopped = assemble_context("lookup", [*strong, weak], budget_tokens=2_000, policy=policy)
+    assert [i.chunk_id for i in stopped.items] == ["a", "b"]
+    assert stopped.cut[0].chunk_id == "c" and stopped.cut[0].note.startswith("adaptive stop")
+    # the same candidates on a route with no stop ratio all go in
+    flow = assemble_context("flow", [*strong, weak], budget_tokens=2_000, policy=policy)
+    assert [i.chunk_id for i in flow.items] == ["a", "b", "c"]
+
+
+def test_adaptive_stop_keeps_a_weaker_candidate_that_names_an_uncovered_prompt_term():
+    strong = [
+        CodeCandidate(_fn("a", 1, "parse_config"), 1.0),
+        CodeCandidate(_fn("b", 10, "load_config"), 0.9),
+    ]
+    named = CodeCandidate(_fn("c", 20, "render_page"), 0.3)
+    policy = BudgetPolicy(stop_ratio=(("lookup", 0.5),), stop_min_items=2)
+    result = assemble_context(
+        "lookup",
+        [*strong, named],
+        budget_tokens=2_000,
+        policy=policy,
+        query="how is the config page rendered? render",
+    )
+    assert [i.chunk_id for i in result.items] == ["a", "b", "c"]
+    # a term already covered by what is shown does not keep it
+    covered = assemble_context("lookup", [*strong, named], budget_tokens=2_000, policy=policy, query="config")
+    assert [i.chunk_id for i in covered.items] == ["a", "b"]
