@@ -145,6 +145,8 @@ class ContextService:
         )
         outcome = await self.pipeline.run(request, staleness)
         if outcome.assembled.route == RouteName.SKIP:  # the relevance gate: off-topic after all
+            # remembered as a skip, so "more" after it is no follow-up of the cued lookup
+            self.sessions.remember(query.session_id, replace(route, name=RouteName.SKIP, seeds=()))
             result.route, result.seeds, result.signals = str(RouteName.SKIP), [], outcome.signals
             return _finish(result, outcome.assembled)
         result.degraded = list(outcome.degraded)

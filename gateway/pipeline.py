@@ -35,7 +35,7 @@ from gateway.domain.fusion import (
 )
 from gateway.domain.routing import Route, RouteName
 from gateway.domain.routing.relevance import EVIDENCE_HITS, GateVerdict, gate
-from gateway.domain.routing.seeds import MAX_SHARED_DEFINITIONS, specific_definitions
+from gateway.domain.routing.seeds import lookup_limit, specific_definitions
 from gateway.ports import Backends, CallTree, RecallQuery, Rejected, RepoInfo, SearchHit, Unavailable
 from kit.domain import Chunk, Symbol
 
@@ -141,7 +141,7 @@ class Pipeline:
 
     async def run(self, request: Request, staleness: Staleness | None) -> Outcome:
         evidence = await self.gather_evidence(request)
-        verdict = self.relevance_gate(request, evidence)
+        verdict = self.relevance_gate(request, evidence, staleness)
         gate_signals = {"gate": verdict.reason, "gate_matched": list(verdict.matched)} if verdict else {}
         if verdict is not None and verdict.skip:
             return Outcome(empty_context(RouteName.SKIP), evidence, (), gate_signals)
@@ -226,7 +226,7 @@ class Pipeline:
         """The definitions of the prompt's names that are specific in this repo (few definitions share
         them, see `specific_definitions`); a common name stays a search term only."""
         asked = names[: self.policy.seed_names]
-        limit = max(self.policy.symbol_candidates, MAX_SHARED_DEFINITIONS) + 1  # one more: to count them
+        limit = lookup_limit(self.policy.symbol_candidates)  # room to count them past module/file chunks
         found = await asyncio.gather(
             *(
                 self.attempt("search", self.backends.search.find_symbols(repo.name, n, limit, self.deadline))
@@ -236,7 +236,9 @@ class Pipeline:
         seeds = tuple(
             chunk.symbol()
             for name, (chunks, _) in zip(asked, found, strict=True)
-            for chunk in specific_definitions(name, chunks or ())[: self.policy.symbol_candidates]
+            for chunk in specific_definitions(name, chunks or (), asked=limit)[
+                : self.policy.symbol_candidates
+            ]
         )
         return seeds, frozenset().union(*(degraded for _, degraded in found))
 
@@ -263,15 +265,23 @@ class Pipeline:
         overview = architecture_overview(found.summaries, found.hubs, repo_root=repo.path)
         return overview, found.hub_symbols[: self.policy.hub_candidates], degraded
 
-    def relevance_gate(self, request: Request, evidence: Evidence) -> GateVerdict | None:
-        """For a prompt the router read as off-topic: does any search hit it already brought back (no
-        extra call) name what the prompt talks about? `None` for every other prompt."""
+    def relevance_gate(
+        self, request: Request, evidence: Evidence, staleness: Staleness | None = None
+    ) -> GateVerdict | None:
+        """For a prompt the router read as off-topic: does any search hit or recalled memory it already
+        brought back (no extra call) name what the prompt talks about? `None` for every other prompt.
+
+        An empty search is evidence only when the cached index status (`staleness`, no extra call)
+        shows a finished index: a repo still indexing its first commit, or of unknown status, finds
+        nothing for every prompt."""
         if not request.route.off_topic:
             return None
         hits = evidence.search[:EVIDENCE_HITS]
         names = [n for h in hits for n in (h.chunk.qualified_name or h.chunk.name, h.chunk.path)]
-        searched = "search" not in evidence.degraded
-        return gate(request.route, request.text, names, searched, [h.chunk.content for h in hits])
+        indexed = staleness is not None and bool(staleness.indexed_commit)
+        searched = "search" not in evidence.degraded and (bool(hits) or indexed)
+        memories = [f"{m.name}\n{m.body}" for m in evidence.memories]
+        return gate(request.route, request.text, names, searched, [h.chunk.content for h in hits], memories)
 
     # -- step 2: expand the call graph ---------------------------------------------------------------
 

@@ -142,10 +142,12 @@ def test_thin_intent_keeps_its_route_but_takes_the_previous_seeds():
     assert resolved.seeds == ("parse_config",)
 
 
-def test_follow_up_without_history_or_after_a_skip_is_unchanged():
+def test_follow_up_without_history_is_unchanged_and_after_a_skip_is_skipped():
     route = classify("yes")
     assert resolve_follow_up(route, None) == route
-    assert resolve_follow_up(route, classify("thanks")) == route
+    assert resolve_follow_up(route, classify("thanks")).name is RouteName.SKIP
+    thin = classify("still broken")  # its own intent: not a continuation of the skipped prompt
+    assert resolve_follow_up(thin, classify("thanks")) == thin
     content = classify("who calls x_y")
     assert resolve_follow_up(content, classify("where is a_b")) == content
 

@@ -11,7 +11,7 @@ import pytest
 
 from gateway.domain.routing import RouteName, classify
 from gateway.domain.routing.relevance import content_stems, gate, has_code_signal, named_stems, skipped
-from gateway.domain.routing.seeds import specific_definitions
+from gateway.domain.routing.seeds import lookup_limit, specific_definitions
 from gateway.tests.fakes import make_chunk
 from kit.domain import Chunk, ChunkKind
 
@@ -232,3 +232,64 @@ def test_test_definitions_do_not_make_a_name_common_but_count_when_alone() -> No
 def test_file_level_matches_are_not_definitions() -> None:
     readme = make_chunk("README", "README.md", 1, ChunkKind.FILE)
     assert specific_definitions("README", [readme]) == ()
+
+
+def test_module_and_file_chunks_that_fill_the_answer_do_not_hide_a_common_names_definitions() -> None:
+    modules = [make_chunk("handleRequest", f"src/handleRequest{i}.py", 1, ChunkKind.MODULE) for i in range(3)]
+    answer = [*_definitions("handleRequest", 1), *modules, *_definitions("handleRequest", 5)[1:]]
+    limit = lookup_limit(3)
+    assert limit > len(answer)  # asked for enough that modules cannot fill the answer
+    assert specific_definitions("handleRequest", answer[:limit], asked=limit) == ()
+    # an answer full of module and file chunks cannot tell: the name is not trusted as specific
+    full = [*_definitions("handleRequest", 1), *modules]
+    assert specific_definitions("handleRequest", full, asked=len(full)) == ()
+    assert len(specific_definitions("handleRequest", full, asked=limit)) == 1
+
+
+# -- a cue word that is the repo's own domain ------------------------------------------------------------
+
+# A weather app: its code is named after words the general-knowledge cues list.
+WEATHER_HITS = ["app.weather.Forecast", "src/weather/forecast.py", "Restaurant", "src/places/restaurant.py"]
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "where is the forecast computed",
+        "show me the weather forecast",
+        "how do we pick the restaurants near the user",
+    ],
+)
+def test_a_cue_word_the_repo_is_named_after_keeps_the_prompt(prompt: str) -> None:
+    route = classify(prompt)
+    assert route.off_topic in ("general knowledge", "creative")  # still cued: the evidence decides
+    verdict = gate(route, prompt, WEATHER_HITS)
+    assert not verdict.skip, verdict.reason
+
+
+@pytest.mark.parametrize(
+    "prompt", ["write me a poem about the sea", "what is the capital of australia", "tell me a joke"]
+)
+def test_a_weather_app_still_skips_what_it_does_not_name(prompt: str) -> None:
+    assert gate(classify(prompt), prompt, WEATHER_HITS).skip
+
+
+def test_a_cue_word_counts_only_in_names_and_paths_not_in_hit_text() -> None:
+    prompt = "show me the weather forecast"
+    body = "# the weather forecast page is out of scope\n"
+    assert gate(classify(prompt), prompt, ["src/billing.py", "charge_card"], hit_texts=[body]).skip
+    assert gate(classify(prompt), prompt, ["src/billing.py"], memory_texts=[f"weather\n{body}"]).skip
+
+
+def test_a_meta_cue_word_is_no_evidence_even_when_the_repo_names_it() -> None:
+    prompt = "what did we talk about in this session"
+    assert gate(classify(prompt), prompt, ["app.session.Session", "src/session.py"]).skip
+
+
+def test_a_recalled_memory_naming_the_prompts_words_keeps_it() -> None:
+    prompt = "write me a poem about the lighthouse keeper"
+    route = classify(prompt)
+    assert gate(route, prompt, ["charge_card", "src/payments.py"]).skip
+    memory = "Lighthouse sync\nThe lighthouse job rebuilds the tide tables nightly."
+    verdict = gate(route, prompt, ["charge_card", "src/payments.py"], memory_texts=[memory])
+    assert not verdict.skip and "lighthous" in verdict.matched

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from gateway.domain.assembly import MemoryItem
+from gateway.ports import IndexStatus
 from gateway.tests.fakes import FakeBackends, make_chunk
+from gateway.tests.test_gateway_context_status import refreshed
 from gateway.tests.test_gateway_pipeline import build, service, shop
+from kit.domain import ChunkKind
 
 
 def _searches(backends: FakeBackends) -> int:
@@ -49,3 +53,50 @@ async def test_a_specific_name_is_still_the_call_tree_root() -> None:
     result = await build(service(backends), "who calls charge_card?")
     assert result.signals["seeds"] == ["charge_card"]
     assert "checkout" in result.text
+
+
+async def test_an_empty_search_is_no_evidence_until_the_repo_has_a_finished_index() -> None:
+    world = shop()
+    world.status = IndexStatus("", "a" * 40, "main")  # still indexing its first commit: nothing found yet
+    ctx = service(FakeBackends(world))
+    prompt = "write me a poem about the sea"  # the fake search finds nothing for it
+    first = await build(ctx, prompt)  # the index status is not known yet
+    assert first.route != "skip" and "no search evidence" in first.signals["gate"]
+    await refreshed(ctx, "shop")
+    indexing = await build(ctx, prompt)
+    assert indexing.route != "skip" and "no search evidence" in indexing.signals["gate"]
+    indexed = service(FakeBackends(shop()))
+    await build(indexed, prompt)
+    await refreshed(indexed, "shop")
+    assert (await build(indexed, prompt)).route == "skip"  # a finished index that finds nothing: off-topic
+
+
+async def test_a_recalled_memory_naming_the_prompts_words_keeps_it() -> None:
+    backends = FakeBackends(shop())
+    backends.world.search_index["poem"] = [backends.world.by_name("audit_log").id]
+    backends.world.memories = [
+        MemoryItem("m1", "Sea breeze sync", "fact", "The sea job refreshes the tide tables nightly.")
+    ]
+    result = await build(service(backends), "write me a poem about the sea")
+    assert result.route != "skip" and "sea" in result.signals["gate_matched"]
+
+
+async def test_a_follow_up_after_a_gate_skip_is_skipped_too() -> None:
+    backends = FakeBackends(shop())
+    backends.world.search_index["poem"] = [backends.world.by_name("audit_log").id]
+    ctx = service(backends)
+    assert (await build(ctx, "write me a poem about the sea", session_id="s1")).route == "skip"
+    result = await build(ctx, "more", session_id="s1")
+    assert result.route == "skip" and result.text == ""
+    assert (await build(ctx, "where is checkout defined", session_id="s2")).route == "lookup"
+    assert (await build(ctx, "more", session_id="s2")).route == "lookup"  # a kept prompt's follow-up
+
+
+async def test_module_chunks_named_like_a_common_name_do_not_make_it_specific() -> None:
+    world = shop()  # charge_card is defined in src/payments.py
+    world.add(*(make_chunk("charge_card", f"src/charge_card{i}.py", 1, ChunkKind.MODULE) for i in range(3)))
+    world.add(*(make_chunk("charge_card", f"src/gateway_{i}.py", 1) for i in range(3)))
+    backends = FakeBackends(world)
+    result = await build(service(backends), "who calls charge_card?")
+    assert result.signals["seeds"] == []  # four definitions share it: a search term
+    assert ("graph", "call_tree") not in backends.calls

@@ -44,10 +44,16 @@ def resolve_follow_up(route: Route, previous: Route | None) -> Route:
     """A follow-up ("yes", "continue", "still broken") borrows the previous routed prompt's seeds.
 
     The route name of the previous prompt is kept for content-free continuations; a thin prompt with
-    its own intent ("fix it" → bug) keeps its own name and takes the previous seeds.
+    its own intent ("fix it" → bug) keeps its own name and takes the previous seeds. A content-free
+    continuation of a skipped prompt ("more" after a poem the relevance gate skipped) is skipped too;
+    one with its own intent reads as itself.
     """
-    if not route.follow_up or previous is None or previous.name is RouteName.SKIP:
+    if not route.follow_up or previous is None:
         return route
+    if previous.name is RouteName.SKIP:
+        if route.name is not RouteName.LOOKUP:
+            return route
+        return replace(route, name=RouteName.SKIP, seeds=(), reasons=(*route.reasons, "follow-up of a skip"))
     name = previous.name if route.name is RouteName.LOOKUP else route.name
     return replace(
         route,

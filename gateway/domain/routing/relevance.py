@@ -22,7 +22,7 @@ from dataclasses import dataclass, replace
 
 from gateway.domain.routing.route import Route, RouteName
 from gateway.domain.routing.seeds import extract_seeds
-from gateway.domain.routing.words import WORD_STOP, words
+from gateway.domain.routing.words import NOT_CONTENT
 from kit.text import code_words, split_identifier
 
 # The top hits whose names are read for evidence, and the shortest word stem that counts.
@@ -143,25 +143,14 @@ _CODE_WORDS = re.compile(
     r"retry|retries|queue|worker|token|tokens|auth|authentication|login|permission|permissions|operator|"
     r"operators|observable|decorator|closure|iterator|generator|lambda|null|undefined|none|nil|boolean|"
     r"integer|int|float|bytes|encoding|unicode|utf-?8|locale|i18n|l10n|ui|ux|frontend|backend|app|"
-    r"application|library|framework|sdk|version|versions|release|changelog|docs|documentation|readme|"
+    r"application|framework|sdk|version|versions|release|changelog|docs|documentation|readme|"
     r"python|javascript|typescript|node|npm|pip|java|golang|rust|ruby|php|go\s+code)\b"
-)
-# Everyday words that name nothing specific, even when some identifier happens to contain them.
-_GENERIC = words(
-    """about again also always another anything asking away back because been before being best better
-    between bit both came come could day days does doing done down during each early easy else enough even
-    ever every exactly explain far feel few find first from gave get gets give going gone good got great
-    had has have having help here how into just keep kind know last later least less let like little long
-    look lot made make many maybe mean might more most much must near need never next nice now off often
-    once only other out over own part please point pretty quick quite rather really right said same say
-    says see seem show simple since small some something soon still such sure take tell terms than thank
-    thanks that then there these thing things think those though thought through time times today told
-    too took try under until upon use used very want wanted was way ways well went were what when where
-    which while who why will with without work works would write yes yet you your yours"""
 )
 _WORD = re.compile(r"[a-z][a-z']+")
 _DEICTIC = re.compile(r"\b(?:this|that|these|those|it|its|it's|here|above|below|same|again)\b")
 NO_CODE = "no sign of code"
+# Cues about the exchange itself, not a topic: their words are no evidence (see `gate`).
+META_CATEGORIES = frozenset({"assistant", "conversation", "small talk", "translation"})
 # Stems at least this long also match a longer name they begin (`approximat` ~ `approx`).
 MIN_PREFIX = 5
 
@@ -206,7 +195,7 @@ def content_stems(text: str) -> tuple[str, ...]:
     stems: dict[str, None] = {}
     for word in _WORD.findall(text.lower().replace("’", "'")):
         word = word.strip("'")
-        if word in WORD_STOP or word in _GENERIC:
+        if word in NOT_CONTENT:
             continue
         stem = _stem(word)
         if len(stem) >= MIN_STEM:
@@ -224,23 +213,39 @@ def named_stems(names: Iterable[str]) -> frozenset[str]:
 
 
 def gate(
-    route: Route, text: str, hit_names: Iterable[str], searched: bool = True, hit_texts: Iterable[str] = ()
+    route: Route,
+    text: str,
+    hit_names: Iterable[str],
+    searched: bool = True,
+    hit_texts: Iterable[str] = (),
+    memory_texts: Iterable[str] = (),
 ) -> GateVerdict:
     """Skip a cued prompt whose content words name nothing among the top hits (their names, qualified
     names and paths); keep every other prompt, and every prompt when search did not answer (`searched`
     false): a failed search is no evidence. A search that found nothing at all is.
 
     A prompt nominated only for having no sign of code needs more: none of its words may occur in the
-    hits' text (`hit_texts`) either."""
+    hits' text (`hit_texts`) either. No word may occur in a recalled memory's title or body
+    (`memory_texts`): the team wrote it about this repo.
+
+    The cue's own words are left out only for the meta categories (about the assistant, the
+    conversation, small talk, translation): "in this session" says nothing about a `Session` class.
+    A general-knowledge or creative cue word (`weather`, `forecast`, `restaurants`) may be the
+    repo's own domain, so it counts when a hit's name or path names it."""
     if not route.off_topic or route.name is RouteName.SKIP:
         return GateVerdict(False, "no off-topic cue")
     if not searched:
         return GateVerdict(False, f"{route.off_topic} cue, but no search evidence to judge it by")
-    named = named_stems(hit_names)
-    if route.off_topic == NO_CODE:
-        named |= text_stems(hit_texts)
+    names = named_stems(hit_names)
+    texts = text_stems(memory_texts) | (text_stems(hit_texts) if route.off_topic == NO_CODE else frozenset())
     stems = content_stems(_without_cues(text))
-    matched = tuple(s for s in stems if s in named or any(_prefixes(s, n) for n in named))
+    cue_stems = () if route.off_topic in META_CATEGORIES else content_stems(text)
+    matched = tuple(
+        dict.fromkeys(
+            [s for s in stems if _names(s, names | texts)]
+            + [s for s in cue_stems if s not in stems and _names(s, names)]
+        )
+    )
     if matched:
         return GateVerdict(False, f"{route.off_topic} cue, but the repo names {', '.join(matched)}", matched)
     return GateVerdict(True, f"{route.off_topic}: no word of the prompt names anything in this repo")
@@ -266,6 +271,10 @@ def _without_cues(text: str) -> str:
         for match in pattern.finditer(lowered):
             kept[match.start() : match.end()] = " " * (match.end() - match.start())
     return "".join(kept)
+
+
+def _names(stem: str, named: frozenset[str]) -> bool:
+    return stem in named or any(_prefixes(stem, n) for n in named)
 
 
 def _prefixes(stem: str, name: str) -> bool:

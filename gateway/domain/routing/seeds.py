@@ -103,19 +103,32 @@ MAX_SHARED_DEFINITIONS = 3
 _PLAIN_WORD = re.compile(r"[a-z]+")
 
 
+# FindSymbols also answers with the module and file chunks named like the seed (`json.py`, a `utils`
+# package): ask for this many times more results than are counted, so they cannot fill the answer.
+LOOKUP_SLACK = 4
+
+
+def lookup_limit(candidates: int, max_shared: int = MAX_SHARED_DEFINITIONS) -> int:
+    """How many FindSymbols results to ask for to tell whether a name is specific (`max_shared + 1`
+    definitions, with room for the module and file chunks that are not counted)."""
+    return (max(candidates, max_shared) + 1) * LOOKUP_SLACK
+
+
 def specific_definitions(
-    name: str, definitions: Sequence[Chunk], max_shared: int = MAX_SHARED_DEFINITIONS
+    name: str, definitions: Sequence[Chunk], max_shared: int = MAX_SHARED_DEFINITIONS, asked: int = 0
 ) -> tuple[Chunk, ...]:
     """The definitions of a seed name when the name is specific in this repo, else none.
 
-    `definitions` are FindSymbols' exact matches (ask for `max_shared + 1` to tell). A name is specific
-    when few definitions share it: at most `max_shared` implementation ones (tests count only when
-    there is no implementation), and exactly one when it is a plain lowercase word (`json`, `get`,
-    `run`, `data`), which a prompt uses as an everyday word as often as a name.
+    `definitions` are FindSymbols' exact matches (ask for `lookup_limit(...)`, passed as `asked`, to
+    tell). A name is specific when few definitions share it: at most `max_shared` implementation ones
+    (tests count only when there is no implementation), and exactly one when it is a plain lowercase
+    word (`json`, `get`, `run`, `data`), which a prompt uses as an everyday word as often as a name.
+    Module and file chunks are not counted; an answer that filled `asked` anyway may have cut
+    definitions off, so its count is not trusted and the name is not specific.
     """
     found = [c for c in definitions if c.kind.value not in ("module", "file")]
     counted = [c for c in found if not c.is_test] or found
     allowed = 1 if _PLAIN_WORD.fullmatch(name) else max_shared
-    if not counted or len(counted) > allowed:
+    if not counted or len(counted) > allowed or (asked and len(definitions) >= asked):
         return ()
     return tuple(found)

@@ -14,3 +14,19 @@ WORD_STOP = words(
     their his her one two there here then than so do does did not no yes can could would should will
     just only also more most very"""
 )
+
+# Everyday words that name nothing specific, even when some identifier happens to contain them (the
+# relevance gate's content words leave them out, with the function words above).
+GENERIC_WORDS = words(
+    """about again always another anything asking away back because been before being best better between
+    bit both came come day days doing done down during early easy else enough even ever exactly explain
+    far feel few find first gave get gets give going gone good got great had has have having help into
+    keep kind know last later least less let like little long look lot made make many maybe mean might
+    much must near need never next nice now off often once out over own part please point pretty quick
+    quite rather really right said say says see seem show simple since small something soon still such
+    sure take tell terms thank thanks thing things think though thought through time times today told
+    too took try under until upon use used want wanted way ways well went were while without work works
+    write yet you yours"""
+)
+# Neither a function word nor an everyday one: what is left of a prompt may name something.
+NOT_CONTENT = WORD_STOP | GENERIC_WORDS
