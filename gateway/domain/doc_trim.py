@@ -19,10 +19,53 @@ DOC_MAX_LINES = 4
 SUMMARY_LINES = 2
 
 _SLASH_LANGUAGES = frozenset(
-    ["c", "cpp", "csharp", "css", "dart", "go", "groovy", "java", "javascript", "kotlin", "less", "objc", "php", "proto", "rust", "scala", "scss", "svelte", "swift", "tsx", "typescript", "vue", "zig"]
+    [
+        "c",
+        "cpp",
+        "csharp",
+        "css",
+        "dart",
+        "go",
+        "groovy",
+        "java",
+        "javascript",
+        "kotlin",
+        "less",
+        "objc",
+        "php",
+        "proto",
+        "rust",
+        "scala",
+        "scss",
+        "svelte",
+        "swift",
+        "tsx",
+        "typescript",
+        "vue",
+        "zig",
+    ]
 )
 _HASH_LANGUAGES = frozenset(
-    ["bash", "cmake", "dockerfile", "elixir", "graphql", "hcl", "julia", "make", "nix", "perl", "php", "powershell", "python", "r", "ruby", "terraform", "toml", "yaml"]
+    [
+        "bash",
+        "cmake",
+        "dockerfile",
+        "elixir",
+        "graphql",
+        "hcl",
+        "julia",
+        "make",
+        "nix",
+        "perl",
+        "php",
+        "powershell",
+        "python",
+        "r",
+        "ruby",
+        "terraform",
+        "toml",
+        "yaml",
+    ]
 )
 _DOCSTRING_LANGUAGES = frozenset({"python"})
 

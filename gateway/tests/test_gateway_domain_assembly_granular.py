@@ -125,7 +125,8 @@ def test_short_comments_and_string_literals_are_left_alone():
     for language in ("javascript", "python", "rust"):
         assert trim_doc_comments(code, language) == code
     # a triple-quoted string that is not a docstring is code, however long
-    sql = 'def q():\n    sql = (\n        """\n        SELECT a,\n        b,\n        c\n        FROM t\n        """\n    )\n'
+    sql = 'def q():\n    sql = (\n        """\n        SELECT a,\n        b,\n        c\n'
+    sql += '        FROM t\n        """\n    )\n'
     assert trim_doc_comments(sql, "python") == sql
     # `#` is a heading in Markdown and a preprocessor line in C, not a comment
     headings = "# Title\n# Part\n# More\n# Even more\n# Last\n"
