@@ -174,7 +174,12 @@ def comment_end(lines: Sequence[str], i: int, language: str) -> tuple[int, str]:
 
 def _first_statement(lines: Sequence[str], i: int) -> bool:
     """True when line i starts the first statement of the chunk or of a `def` / `class` body."""
-    previous = [j for j in range(i) if lines[j].strip() and not lines[j].lstrip().startswith("#")]
+    previous: list[int] = []  # up to 30 code lines above line i, nearest last
+    for j in range(i - 1, -1, -1):
+        if lines[j].strip() and not lines[j].lstrip().startswith("#"):
+            previous.insert(0, j)
+            if len(previous) == 30:
+                break
     if not previous:
         return True
     last = previous[-1]
@@ -182,7 +187,7 @@ def _first_statement(lines: Sequence[str], i: int) -> bool:
         return False
     # Walk back over a signature that spans lines, to the line where its brackets open.
     depth = 0
-    for j in reversed(previous[-30:]):
+    for j in reversed(previous):
         code = lines[j].split("#", 1)[0]
         depth += sum(code.count(c) for c in ")]}") - sum(code.count(c) for c in "([{")
         if depth <= 0:
