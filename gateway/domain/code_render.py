@@ -34,30 +34,49 @@ def render_code(chunk: Chunk, path: str, reason: str, body: str | None = None) -
 
 
 def trim_code(
-    chunk: Chunk, path: str, reason: str, room_tokens: int, room_chars: int
+    chunk: Chunk,
+    path: str,
+    reason: str,
+    room_tokens: int,
+    room_chars: int,
+    line_map: Sequence[int] | None = None,
 ) -> tuple[str, int, int] | None:
     """The chunk's first lines with the rest marked as elided, as (block, tokens, last line shown).
 
+    `line_map` gives, for each content line, its offset from `chunk.start_line` in the source (when
+    the content was reshaped: doc comments cut, a class header); without it lines map one to one.
     The signature line is always among the lines shown: when the lines above it (decorators, a long
     docstring before it) leave no room, the block starts at the signature. None when even that fails.
     """
     lines = cut_utf16(chunk.content, room_chars).splitlines()
     if not lines:
         return None
+    offsets = (
+        list(line_map[: len(lines)])
+        if line_map is not None and len(line_map) >= len(lines)
+        else list(range(len(lines)))
+    )
     signature = _signature_index(lines, chunk.signature)
     for first in (0, signature) if signature else (0,):
-        trimmed = _trimmed_from(chunk, path, reason, lines, first, room_tokens, room_chars)
-        if trimmed is not None and trimmed[2] >= chunk.start_line + signature:
+        trimmed = _trimmed_from(chunk, path, reason, lines, offsets, first, room_tokens, room_chars)
+        if trimmed is not None and trimmed[2] >= chunk.start_line + offsets[signature]:
             return trimmed
     return None
 
 
 def _trimmed_from(
-    chunk: Chunk, path: str, reason: str, lines: Sequence[str], first: int, room_tokens: int, room_chars: int
+    chunk: Chunk,
+    path: str,
+    reason: str,
+    lines: Sequence[str],
+    offsets: Sequence[int],
+    first: int,
+    room_tokens: int,
+    room_chars: int,
 ) -> tuple[str, int, int] | None:
     def build(kept: Sequence[str]) -> tuple[str, int]:
-        last = chunk.start_line + first + len(kept) - 1
-        head = f"… lines {chunk.start_line}-{chunk.start_line + first - 1} elided\n" if first else ""
+        last = chunk.start_line + (offsets[first + len(kept) - 1] if kept else offsets[first] - 1)
+        head = f"… lines {chunk.start_line}-{chunk.start_line + offsets[first] - 1} elided\n" if first else ""
         tail = f"… lines {last + 1}-{chunk.end_line} elided\n" if last < chunk.end_line else "… rest elided\n"
         return render_code(
             chunk, path, reason, body=head + "".join(line + "\n" for line in kept) + tail

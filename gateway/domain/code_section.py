@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from gateway.domain.code_render import render_code, trim_code
-from gateway.domain.code_select import Replaced, header_chunk, select_granular
+from gateway.domain.code_select import Replaced, class_header_mapped, select_granular
 from gateway.domain.context_types import (
     MAX_CHARS_PER_TOKEN,
     REASON_ORDER,
@@ -18,7 +18,7 @@ from gateway.domain.context_types import (
     estimate_tokens,
     relative_path,
 )
-from gateway.domain.doc_trim import trim_doc_comments
+from gateway.domain.doc_trim import trim_doc_comments_mapped
 from gateway.domain.ledger import SECTION_TITLES, TITLE_TOKENS, Ledger, Part
 from gateway.domain.utf16 import utf16_len
 from kit.domain import Chunk
@@ -75,9 +75,9 @@ def add_code(
             cut.append(code_item(candidate, 0, weak, path))
             continue
         rank += 1
-        shaped = _shaped(chunk, selected.header, policy)
+        shaped, line_map = _shaped(chunk, selected.header, policy)
         placed = _place(
-            ledger, replace(candidate, chunk=shaped), path, rank, index + 1 < len(selection), policy
+            ledger, replace(candidate, chunk=shaped), path, rank, index + 1 < len(selection), policy, line_map
         )
         if isinstance(placed, ContextItem):
             cut.append(placed)
@@ -95,12 +95,14 @@ def add_code(
     return cut
 
 
-def _shaped(chunk: Chunk, header: bool, policy: BudgetPolicy) -> Chunk:
-    """The chunk as it is shown: its class header, or its code with long doc comments cut."""
+def _shaped(chunk: Chunk, header: bool, policy: BudgetPolicy) -> tuple[Chunk, list[int] | None]:
+    """The chunk as it is shown — its class header, or its code with long doc comments cut — and
+    the source offset of each shown line (None when the content is unchanged)."""
     if header:
-        return header_chunk(chunk)
-    trimmed = trim_doc_comments(chunk.content, policy.doc_max_lines)
-    return chunk if trimmed == chunk.content else replace(chunk, content=trimmed)
+        text, line_map = class_header_mapped(chunk)
+        return replace(chunk, content=text), line_map
+    trimmed, line_map = trim_doc_comments_mapped(chunk.content, chunk.language, policy.doc_max_lines)
+    return (chunk, None) if trimmed == chunk.content else (replace(chunk, content=trimmed), line_map)
 
 
 @dataclass(slots=True)
@@ -113,14 +115,15 @@ class AdaptiveStop:
     min_items: int
     terms: frozenset[str]
     covered: set[str]
+    placed: int = 0
 
     @classmethod
     def of(
         cls, ordered: Sequence[CodeCandidate], route: str, terms: frozenset[str], policy: BudgetPolicy
     ) -> AdaptiveStop:
         ratio = dict(policy.stop_ratio).get(route, 0.0)
-        best = max((c.score for c in ordered if c.score == c.score), default=0.0)
-        return cls(ratio, best, policy.stop_min_items, terms, set())
+        # `best` is the score of the first candidate placed (see `took`), not of one cut or replaced.
+        return cls(ratio, 0.0, policy.stop_min_items, terms, set())
 
     def weak(self, candidate: CodeCandidate, shown: int) -> str:
         """Why the candidate is left out ("" when it goes in)."""
@@ -135,6 +138,9 @@ class AdaptiveStop:
         return f"adaptive stop: score {score:.3g} below {self.ratio:g} × best {self.best:.3g}"
 
     def took(self, candidate: CodeCandidate) -> None:
+        if not self.placed:
+            self.best = candidate.score if candidate.score == candidate.score else 0.0
+        self.placed += 1
         self.covered |= name_terms(candidate.chunk) & self.terms
 
 
@@ -156,7 +162,13 @@ def name_terms(chunk: Chunk) -> set[str]:
 
 
 def _place(
-    ledger: Ledger, candidate: CodeCandidate, path: str, rank: int, more_follow: bool, policy: BudgetPolicy
+    ledger: Ledger,
+    candidate: CodeCandidate,
+    path: str,
+    rank: int,
+    more_follow: bool,
+    policy: BudgetPolicy,
+    line_map: list[int] | None = None,
 ) -> tuple[str, int, str, int] | ContextItem:
     """The candidate's block as (text, tokens, note, last line shown), trimmed when it does not fit
     whole and is among the top `trim_top`; else the cut item saying which limit it broke."""
@@ -177,7 +189,7 @@ def _place(
         room_chars = int(room_chars * policy.trim_room_share)
     room_tokens = min(room_tokens, ledger.tokens - extra_tokens)
     if rank <= policy.trim_top and room_tokens >= policy.min_trimmed_tokens:
-        trimmed = trim_code(chunk, path, candidate.reason, room_tokens, room_chars)
+        trimmed = trim_code(chunk, path, candidate.reason, room_tokens, room_chars, line_map)
     if trimmed is None:
         over_tokens = tokens + extra_tokens > ledger.tokens
         over_chars = utf16_len(block) + extra_chars > ledger.chars

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from gateway.domain.context_types import BudgetPolicy, CodeCandidate
+from gateway.domain.doc_trim import comment_spans
 from kit.domain import Chunk, ChunkKind
 
 CLASS_KINDS = frozenset({ChunkKind.CLASS, ChunkKind.INTERFACE, ChunkKind.ENUM, ChunkKind.TYPE})
@@ -97,32 +98,56 @@ def _is_large_class(chunk: Chunk, policy: BudgetPolicy) -> bool:
 def class_header(chunk: Chunk) -> str:
     """The class's signature, fields and member list: its first line(s) up to the body, then every
     line at the members' indentation that declares something (comments and closers left out)."""
+    return class_header_mapped(chunk)[0]
+
+
+def class_header_mapped(chunk: Chunk) -> tuple[str, list[int]]:
+    """The class header and, for each of its lines, the index of the content line it shows (the
+    `…` line counts as the last member), so trimmed headers report exact source lines."""
     lines = chunk.content.splitlines()
     if not lines:
-        return ""
+        return "", []
+    # Whole comment and docstring spans are left out, not just the lines that open them.
+    in_comment = comment_spans(lines, chunk.language)
+
+    def comment(k: int) -> bool:
+        return k in in_comment or bool(_COMMENT.match(lines[k]))
+
     start = _declaration_index(lines, chunk.signature)
     # Decorators / attributes just above the declaration belong to it; comments do not.
-    head = [line for line in lines[: start + 1] if line.strip() and not _COMMENT.match(line)][-4:]
-    body = lines[start + 1 :]
+    head = [k for k in range(start + 1) if lines[k].strip() and (k == start or not comment(k))][-4:]
+    body = range(start + 1, len(lines))
     indents = [
-        _indent(line)
-        for line in body
-        if line.strip() and not _COMMENT.match(line) and not _CLOSERS.match(line)
+        _indent(lines[k])
+        for k in body
+        if lines[k].strip() and not comment(k) and not _CLOSERS.match(lines[k])
     ]
     if not indents:
-        return "\n".join(head) + "\n"
+        return "\n".join(lines[k] for k in head) + "\n", head
     member_indent = min(indents)
     # A body that closes at the class's own indent (`}` / `};`): its last line ends the header.
     members = [
-        _cut(line)
-        for line in body
-        if line.strip()
-        and _indent(line) == member_indent
-        and not _CLOSERS.match(line)
-        and not _COMMENT.match(line)
+        k
+        for k in body
+        if lines[k].strip()
+        and _indent(lines[k]) == member_indent
+        and not _CLOSERS.match(lines[k])
+        and not comment(k)
     ]
-    tail = [body[-1]] if body and _CLOSERS.match(body[-1]) and _indent(body[-1]) < member_indent else []
-    return "\n".join(head + members + ([" " * member_indent + "…"] if members else []) + tail) + "\n"
+    last = len(lines) - 1
+    tail = (
+        [last]
+        if last > start and _CLOSERS.match(lines[last]) and _indent(lines[last]) < member_indent
+        else []
+    )
+    text = [*(lines[k] for k in head), *(_cut(lines[k]) for k in members)]
+    line_map = [*head, *members]
+    if members:
+        text.append(" " * member_indent + "…")
+        line_map.append(members[-1])
+    text += [lines[k] for k in tail]
+    line_map += tail
+    return "\n".join(text) + "\n", line_map
 
 
 def header_chunk(chunk: Chunk) -> Chunk:

@@ -104,22 +104,35 @@ def test_a_long_function_stays_whole_and_its_nested_closure_is_the_overlap():
 
 def test_long_doc_comments_are_cut_to_their_first_sentence_in_any_syntax():
     jsdoc = "/**\n * Emits the values.\n * More.\n * More.\n * @param x a value\n */\nfunction of(x) {}\n"
-    assert trim_doc_comments(jsdoc) == (
+    assert trim_doc_comments(jsdoc, "javascript") == (
         "/**\n * Emits the values.\n * … 3 more comment lines trimmed\n */\nfunction of(x) {}\n"
     )
     docstring = 'def f():\n    """Double it.\n\n    a\n    b\n    c\n    """\n    return 2\n'
-    assert trim_doc_comments(docstring) == (
+    assert trim_doc_comments(docstring, "python") == (
         'def f():\n    """Double it.\n    … 4 more comment lines trimmed\n    """\n    return 2\n'
     )
     rust = "/// Parses it.\n/// a\n/// b\n/// c\n/// d\nfn parse() {}\n"
-    assert trim_doc_comments(rust) == "/// Parses it.\n/// … 4 more comment lines trimmed\nfn parse() {}\n"
+    assert (
+        trim_doc_comments(rust, "rust")
+        == "/// Parses it.\n/// … 4 more comment lines trimmed\nfn parse() {}\n"
+    )
     hashes = "# Sets it up.\n# a\n# b\n# c\n# d\nx = 1\n"
-    assert trim_doc_comments(hashes) == "# Sets it up.\n# … 4 more comment lines trimmed\nx = 1\n"
+    assert trim_doc_comments(hashes, "python") == "# Sets it up.\n# … 4 more comment lines trimmed\nx = 1\n"
 
 
 def test_short_comments_and_string_literals_are_left_alone():
     code = '/** One line. */\n// two\n// lines\nconst s = """\na\nb\nc\nd\ne\n"""\n#[derive(Debug)]\n'
-    assert trim_doc_comments(code) == code
+    for language in ("javascript", "python", "rust"):
+        assert trim_doc_comments(code, language) == code
+    # a triple-quoted string that is not a docstring is code, however long
+    sql = 'def q():\n    sql = (\n        """\n        SELECT a,\n        b,\n        c\n'
+    sql += '        FROM t\n        """\n    )\n'
+    assert trim_doc_comments(sql, "python") == sql
+    # `#` is a heading in Markdown and a preprocessor line in C, not a comment
+    headings = "# Title\n# Part\n# More\n# Even more\n# Last\n"
+    assert trim_doc_comments(headings, "markdown") == headings
+    defines = "# define A 1\n# define B 2\n# define C 3\n# define D 4\n# define E 5\n"
+    assert trim_doc_comments(defines, "c") == defines
 
 
 def test_injected_code_has_its_long_doc_comment_trimmed():

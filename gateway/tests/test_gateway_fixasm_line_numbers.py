@@ -1,0 +1,110 @@
+"""Doc trimming keeps line numbers and overlap ranges exact; headers skip docstrings; the adaptive
+stop measures against the best candidate actually placed."""
+
+import re
+
+from gateway.domain.assembly import BudgetPolicy, CodeCandidate, assemble_context
+from gateway.domain.code_select import class_header
+from kit.domain import Chunk, ChunkKind
+
+NO_STOP = BudgetPolicy(stop_ratio=())
+
+
+def _chunk(cid: str, start: int, end: int, name: str, content: str, kind: ChunkKind) -> Chunk:
+    return Chunk(
+        id=cid,
+        repo="r",
+        path="src/a.py",
+        language="python",
+        kind=kind,
+        name=name.rsplit(".", 1)[-1],
+        qualified_name=name,
+        start_line=start,
+        end_line=end,
+        content=content,
+        content_hash=cid,
+    )
+
+
+def _long_function() -> Chunk:
+    """A function at lines 100-167 whose 7-line docstring is trimmed; step k is source line 108+k."""
+    lines = ["def run(job):", '    """Run the job.', "", "    a", "    b", "    c", "    d", '    """']
+    lines += [f"    step_{k} = job.work({k})  # source line {108 + k}" for k in range(60)]
+    assert len(lines) == 68
+    return _chunk("c-run", 100, 167, "run", "\n".join(lines) + "\n", ChunkKind.FUNCTION)
+
+
+def test_a_doc_trimmed_block_that_is_trimmed_reports_its_true_source_lines_and_overlap():
+    run = _long_function()
+    later = _chunk("c-later", 112, 115, "run.step", "step_5 = 1\n", ChunkKind.FUNCTION)
+    result = assemble_context(
+        "lookup",
+        [CodeCandidate(run, 2.0), CodeCandidate(later, 1.0)],
+        budget_tokens=260,
+        policy=NO_STOP,
+    )
+    shown = re.findall(r"# source line (\d+)", result.text)
+    last = int(shown[-1])
+    assert last >= 112, result.text  # the budget shows source lines past 111
+    assert [i.note for i in result.items] == [f"trimmed: lines 100-{last} shown"]
+    assert f"… lines {last + 1}-167 elided" in result.text
+    # the later candidate's lines are already on screen: cut as an overlap, not injected again
+    assert [(c.chunk_id, c.note) for c in result.cut] == [
+        ("c-later", "overlaps src/a.py:100-167 already shown")
+    ]
+
+
+def test_a_trimmed_class_header_reports_the_source_line_of_its_last_member():
+    lines = ["class Big:", '    """Big thing.', "", "    more", '    """']
+    for m in range(40):
+        lines += [f"    def op{m}(self):  # source line {1 + len(lines)}", "        return 1"]
+    klass = _chunk("c-big", 1, len(lines), "Big", "\n".join(lines) + "\n", ChunkKind.CLASS)
+    result = assemble_context("lookup", [CodeCandidate(klass, 1.0)], budget_tokens=200, policy=NO_STOP)
+    shown = re.findall(r"# source line (\d+)", result.text)
+    assert shown and len(shown) < 40, result.text
+    assert f"… lines {int(shown[-1]) + 1}-{len(lines)} elided" in result.text
+
+
+def test_class_header_skips_the_whole_docstring_not_just_its_quotes():
+    content = (
+        "class Store:\n"
+        '    """A key-value store.\n'
+        "\n"
+        "    Keeps values in memory.\n"
+        "    limit: how many it holds\n"
+        '    """\n'
+        "\n"
+        "    limit: int = 10\n"
+        "\n"
+        "    def get(self, key):\n"
+        "        return self.data[key]\n"
+    )
+    header = class_header(_chunk("c", 1, 11, "Store", content, ChunkKind.CLASS))
+    assert header.splitlines() == ["class Store:", "    limit: int = 10", "    def get(self, key):", "    …"]
+
+
+def _fn(cid: str, line: int, name: str) -> Chunk:
+    return _chunk(cid, line, line + 1, name, f"def {name}():\n    return 1\n", ChunkKind.FUNCTION)
+
+
+def test_adaptive_stop_measures_against_the_first_candidate_placed_not_a_replaced_one():
+    residue = "import os\n" + "X = 1\n" * 50 + "def inner():\n    return 2\n"
+    module = _chunk("c-module", 1, 53, "src/a.py", residue, ChunkKind.MODULE)
+    inner = _chunk("c-inner", 52, 53, "inner", "def inner():\n    return 2\n", ChunkKind.FUNCTION)
+    policy = BudgetPolicy(stop_ratio=(("lookup", 0.5),), stop_min_items=2)
+    result = assemble_context(
+        "lookup",
+        [
+            CodeCandidate(module, 10.0),
+            CodeCandidate(inner, 1.0),
+            CodeCandidate(_fn("b", 60, "load_config"), 0.9),
+            CodeCandidate(_fn("c", 70, "save_config"), 0.6),
+            CodeCandidate(_fn("d", 80, "render_page"), 0.2),
+        ],
+        budget_tokens=2_000,
+        policy=policy,
+    )
+    # best is 1.0 (the first placed), not 10.0 (the replaced residue): 0.6 ≥ 0.5 × 1.0 goes in
+    assert [i.chunk_id for i in result.items] == ["c-inner", "b", "c"]
+    assert [c.chunk_id for c in result.cut] == ["c-module", "d"]
+    assert result.cut[1].note == "adaptive stop: score 0.2 below 0.5 × best 1"
