@@ -107,8 +107,8 @@ def test_the_shared_table_migration_reads_in_batches_and_logs_progress(
             fetched.append(len(rows))
             return rows
 
-        def fetchmany(self, size: int = 1) -> list[Any]:
-            rows = super().fetchmany(size)
+        def fetchmany(self, size: int | None = 1) -> list[Any]:
+            rows = super().fetchmany(size if size is not None else self.arraysize)
             fetched.append(len(rows))
             return rows
 
