@@ -257,14 +257,28 @@ class ClassHierarchy:
 
     def order(self, cls: Symbol) -> tuple[Ancestor, ...]:
         """`cls` and its ancestors in method resolution order; an opaque base ends what is known."""
-        return self._linearise(cls, Resolution.SAME_FILE, ())
+        return self._linearise(cls, Resolution.SAME_FILE, (), {})[0]
 
-    def _linearise(self, cls: Symbol, reached: Resolution, visiting: tuple[str, ...]) -> tuple[Ancestor, ...]:
+    def _linearise(
+        self,
+        cls: Symbol,
+        reached: Resolution,
+        visiting: tuple[str, ...],
+        partial: dict[str, tuple[Ancestor, ...]],
+    ) -> tuple[tuple[Ancestor, ...], bool]:
+        """The order and whether it is whole. One cut short by the cycle check or MAX_DEPTH depends on
+        the path it was reached by, so it is not memoised across calls (else the answer would depend on
+        which class was asked first); `partial` keeps it for the rest of this one `order` call only,
+        so a lattice of diamonds is still walked once."""
         memo = self._orders.get(cls.id)
         if memo is not None:
-            return tuple(Ancestor(a.symbol, max(a.resolution, reached)) for a in memo)
+            return tuple(Ancestor(a.symbol, max(a.resolution, reached)) for a in memo), True
         if cls.id in visiting or len(visiting) >= MAX_DEPTH:
-            return (Ancestor(None, Resolution.EXTERNAL),)
+            return (Ancestor(None, Resolution.EXTERNAL),), False
+        cut = partial.get(cls.id)
+        if cut is not None:
+            return tuple(Ancestor(a.symbol, max(a.resolution, reached)) for a in cut), False
+        whole = True
         chains: list[list[Ancestor]] = []
         heads: list[Ancestor] = []
         for written in base_names(cls.signature, cls.path):
@@ -274,12 +288,14 @@ class ClassHierarchy:
                 chains.append([entry])
             else:
                 entry = Ancestor(base, how)
-                chains.append(list(self._linearise(base, how, (*visiting, cls.id))))
+                chain, chain_whole = self._linearise(base, how, (*visiting, cls.id), partial)
+                chains.append(list(chain))
+                whole = whole and chain_whole
             heads.append(entry)
         merged = _c3([*chains, heads])
         order = (Ancestor(cls, Resolution.SAME_FILE), *merged)
-        self._orders[cls.id] = order
-        return tuple(Ancestor(a.symbol, max(a.resolution, reached)) for a in order)
+        (self._orders if whole else partial)[cls.id] = order
+        return tuple(Ancestor(a.symbol, max(a.resolution, reached)) for a in order), whole
 
 
 def _key(entry: Ancestor) -> object:

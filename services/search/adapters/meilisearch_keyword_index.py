@@ -172,18 +172,39 @@ class MeilisearchKeywordIndex:
         self._files = self._client.index(f"{index_prefix}files")
         self._ensure(self._chunks, "doc_id", CHUNK_SETTINGS)
         self._ensure(self._files, "file_id", FILE_SETTINGS)
-        self._df_cache: dict[tuple[str, str], tuple[float, int]] = {}
+        # repo -> word -> (when counted, count); a repo's zeros apart, so a write that may add words
+        # drops just those (reads must see writes) and delete_repo drops both.
+        self._df_cache: dict[str, dict[str, tuple[float, int]]] = {}
+        self._df_absent: dict[str, dict[str, float]] = {}
+        self._df_generation: dict[str, int] = {}  # bumped by each forget: a count taken before is not cached
         self._df_lock = threading.Lock()
 
+    def _cached_frequency(self, repo: str, word: str, now: float) -> int | None:
+        hit = self._df_cache.get(repo, {}).get(word)
+        if hit is not None and now - hit[0] < DF_CACHE_SECONDS:
+            return hit[1]
+        absent = self._df_absent.get(repo, {}).get(word)
+        if absent is not None and now - absent < DF_CACHE_SECONDS:
+            return 0
+        return None
+
+    def _forget_frequencies(self, repo: str, *, absent_only: bool = False) -> None:
+        with self._df_lock:
+            self._df_generation[repo] = self._df_generation.get(repo, 0) + 1
+            self._df_absent.pop(repo, None)
+            if not absent_only:
+                self._df_cache.pop(repo, None)
+
     def _repo_frequencies(self, repo: str, words: Sequence[str]) -> dict[str, int]:
-        """How many of the repo's chunks match each word (not the whole index's)."""
+        """How many of the repo's chunks match each word (not the whole index's); zeros are cached too."""
         now = time.monotonic()
         out: dict[str, int] = {}
         with self._df_lock:
+            generation = self._df_generation.get(repo, 0)
             for w in words:
-                cached = self._df_cache.get((repo, w))
-                if cached is not None and now - cached[0] < DF_CACHE_SECONDS:
-                    out[w] = cached[1]
+                cached = self._cached_frequency(repo, w, now)
+                if cached is not None:
+                    out[w] = cached
         missing = [w for w in words if w not in out]
         if missing:
             result = self._client.multi_search(
@@ -199,13 +220,20 @@ class MeilisearchKeywordIndex:
                 ]
             )
             with self._df_lock:
-                if len(self._df_cache) > 20_000:
+                entries = sum(map(len, self._df_cache.values())) + sum(map(len, self._df_absent.values()))
+                if entries > 20_000:
                     self._df_cache.clear()
+                    self._df_absent.clear()
+                current = self._df_generation.get(repo, 0) == generation
                 for w, answer in zip(missing, result["results"], strict=True):
                     count = int(answer.get("estimatedTotalHits") or answer.get("totalHits") or 0)
                     out[w] = count
-                    if count:  # never cache a zero: the next write may add the word
-                        self._df_cache[(repo, w)] = (now, count)
+                    if not current:  # a write or delete_repo ran meanwhile: use, do not keep
+                        continue
+                    if count:
+                        self._df_cache.setdefault(repo, {})[w] = (now, count)
+                    else:  # replace_file drops these, so a word it adds is seen at once
+                        self._df_absent.setdefault(repo, {})[w] = now
         return out
 
     def _ensure(self, index: meilisearch.index.Index, primary_key: str, settings: dict[str, Any]) -> None:
@@ -249,6 +277,7 @@ class MeilisearchKeywordIndex:
         # New documents first (same ids replace), then the file's others: never an empty file in between.
         if docs:
             self._wait(self._chunks.add_documents(docs, primary_key="doc_id"))
+            self._forget_frequencies(repo, absent_only=True)  # a cached zero may now be wrong
         orphan_filter = f"{_eq('repo', repo)} AND {_eq('path', path)}"
         if docs:
             orphan_filter += f" AND NOT {_in('doc_id', [d['doc_id'] for d in docs])}"
@@ -277,8 +306,11 @@ class MeilisearchKeywordIndex:
         return int(details.get("deletedDocuments") or 0)
 
     def delete_repo(self, repo: str) -> int:
-        details = self._wait(self._chunks.delete_documents(filter=_eq("repo", repo)))
-        self._wait(self._files.delete_documents(filter=_eq("repo", repo)))
+        try:
+            details = self._wait(self._chunks.delete_documents(filter=_eq("repo", repo)))
+            self._wait(self._files.delete_documents(filter=_eq("repo", repo)))
+        finally:  # even a half-done delete has changed the counts
+            self._forget_frequencies(repo)
         return int(details.get("deletedDocuments") or 0)
 
     # --- reads -------------------------------------------------------------------------------------

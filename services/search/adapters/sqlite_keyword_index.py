@@ -44,6 +44,7 @@ _MAX_PARAMS = 500
 ROW_BUDGET = 3000
 MAX_TERMS = 10
 DF_CACHE_SECONDS = 600.0
+MIGRATION_BATCH = 2000  # chunks read at a time when moving a shared FTS table to per-repo ones
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS chunks (
@@ -168,8 +169,9 @@ class SqliteKeywordIndex:
         self._migrate_shared_fts()
 
     def _committed_table(self, table: str) -> bool:
-        """Whether the repo's FTS table exists in committed state (positives cached; creation and drop
-        update the cache only after their transaction committed, so a rolled-back CREATE is never believed)."""
+        """Whether the repo's FTS table exists in committed state, for readers (positives cached; a read
+        that races a drop may re-add a stale one, which `_dropped_meanwhile` clears; writers never trust
+        this cache, they look inside their own transaction)."""
         if table in self._known_tables:
             return True
         found = (
@@ -185,10 +187,11 @@ class SqliteKeywordIndex:
         return db.execute("SELECT 1 FROM sqlite_master WHERE name = ?", (table,)).fetchone() is not None
 
     def _ensure_fts(self, db: sqlite3.Connection, repo: str, created: list[str]) -> str:
-        """The repo's FTS table, created inside the caller's transaction when missing; the caller marks
-        it known once the transaction commits (a full disk rolls the CREATE back with everything else)."""
+        """The repo's FTS table, created inside the caller's transaction when missing (one sqlite_master
+        lookup under the write lock; the reader cache may be stale, so it is not consulted). The caller's
+        `_transaction(created=…)` marks it known once committed (a full disk rolls the CREATE back)."""
         table = fts_table(repo)
-        if table not in self._known_tables and not self._table_in_transaction(db, table):
+        if not self._table_in_transaction(db, table):
             db.execute(f"CREATE VIRTUAL TABLE {table} USING fts5({_FTS_COLUMNS})")
             created.append(table)
         return table
@@ -210,14 +213,25 @@ class SqliteKeywordIndex:
         created: list[str] = []
         rows = 0
         try:
-            with self._transaction() as tx:
-                for repo in repos:
+            with self._transaction(created=created) as tx:
+                for number, repo in enumerate(repos, 1):
                     table = self._ensure_fts(tx, repo, created)
-                    for row in tx.execute(
-                        f"SELECT rowid, {_COLUMNS} FROM chunks WHERE repo = ?", (repo,)
-                    ).fetchall():
-                        self._insert_fts(tx, table, row[0], _chunk(row[1:]))
-                        rows += 1
+                    # A second cursor reads in batches (the inserts go through tx.execute), so the
+                    # largest repo's bodies are never all in memory at once.
+                    source = tx.cursor()
+                    source.execute(f"SELECT rowid, {_COLUMNS} FROM chunks WHERE repo = ?", (repo,))
+                    while batch := source.fetchmany(MIGRATION_BATCH):
+                        for row in batch:
+                            self._insert_fts(tx, table, row[0], _chunk(row[1:]))
+                        rows += len(batch)
+                        log.info(
+                            "keyword index %s: migration: %d chunks moved so far (repo %d of %d)",
+                            self._path,
+                            rows,
+                            number,
+                            len(repos),
+                        )
+                    source.close()
                 tx.execute(f"DROP TABLE {_LEGACY_FTS}")
         except Exception as exc:
             log.error(
@@ -227,7 +241,6 @@ class SqliteKeywordIndex:
                 exc,
             )
             raise
-        self._known_tables.update(created)
         log.warning(
             "keyword index %s: migration to per-repo FTS tables done (%d repos, %d chunks)",
             self._path,
@@ -265,15 +278,22 @@ class SqliteKeywordIndex:
         return db
 
     @contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
-        with self._write_lock, write_transaction(self._writer, "keyword index", self._path) as db:
-            yield db
+    def _transaction(self, created: Sequence[str] = (), dropped: str = "") -> Iterator[sqlite3.Connection]:
+        """One write transaction under the write lock; the tables it `created` (filled in by the body)
+        or `dropped` update the reader cache after COMMIT, still under the lock (a rollback changes
+        nothing)."""
+        with self._write_lock:
+            with write_transaction(self._writer, "keyword index", self._path) as db:
+                yield db
+            self._known_tables.update(created)
+            if dropped:
+                self._known_tables.discard(dropped)
 
     # --- writes ------------------------------------------------------------------------------------
 
     def replace_file(self, repo: str, path: str, chunks: Sequence[Chunk]) -> int:
         created: list[str] = []
-        with self._transaction() as db:
+        with self._transaction(created=created) as db:
             self._delete_where(db, repo, "path = ?", (path,))
             # A file with nothing to store creates no table (an empty __init__.py on a full disk succeeds).
             table = self._ensure_fts(db, repo, created) if chunks else ""
@@ -303,12 +323,11 @@ class SqliteKeywordIndex:
                 )
                 assert cursor.lastrowid is not None
                 self._insert_fts(db, table, cursor.lastrowid, c)
-        self._known_tables.update(created)
         return len(chunks)
 
     def _delete_where(self, db: sqlite3.Connection, repo: str, where: str, params: Sequence[object]) -> int:
         table = fts_table(repo)
-        if table in self._known_tables or self._table_in_transaction(db, table):
+        if self._table_in_transaction(db, table):  # never the reader cache: it may be stale
             db.execute(
                 f"DELETE FROM {table} WHERE rowid IN (SELECT rowid FROM chunks WHERE repo = ? AND {where})",
                 (repo, *params),
@@ -325,10 +344,9 @@ class SqliteKeywordIndex:
     def delete_repo(self, repo: str) -> int:
         """The repo's rows and its FTS table, in one transaction (a failure leaves both as they were)."""
         table = fts_table(repo)
-        with self._transaction() as db:
+        with self._transaction(dropped=table) as db:
             removed = db.execute("DELETE FROM chunks WHERE repo = ?", (repo,)).rowcount
             db.execute(f"DROP TABLE IF EXISTS {table}")
-        self._known_tables.discard(table)
         with self._df_lock:
             for key in [k for k in self._df_cache if k[0] == repo]:
                 del self._df_cache[key]
