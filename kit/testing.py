@@ -3,6 +3,7 @@ deadline (`wait_for`, `eventually`): for tests, benchmarks and tools."""
 
 from __future__ import annotations
 
+import ast
 import asyncio
 import inspect
 import json
@@ -25,6 +26,25 @@ from kit.service_auth import authorized_channel, read_token
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = ROOT / "tests" / "fixtures"
 T = TypeVar("T")
+
+
+def adapter_imports(service: Path, packages: tuple[str, ...] = ("engine", "domain")) -> dict[str, list[str]]:
+    """Modules of `service`'s `packages` that import a concrete adapter (any import naming "adapters"),
+    with what they import: empty when the engine and domain depend on ports only."""
+    offenders: dict[str, list[str]] = {}
+    modules = [path for package in packages for path in sorted((service / package).glob("*.py"))]
+    assert len(modules) > 5, f"too few modules under {service} to judge: {modules}"
+    for path in modules:
+        names: set[str] = set()
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom):
+                names.add("." * node.level + (node.module or ""))
+            elif isinstance(node, ast.Import):
+                names.update(alias.name for alias in node.names)
+        bad = sorted(name for name in names if "adapters" in name)
+        if bad:
+            offenders[str(path.relative_to(service))] = bad
+    return offenders
 
 
 def wait_for(predicate: Callable[[], T], timeout: float, what: str, interval: float = 0.1) -> T:
