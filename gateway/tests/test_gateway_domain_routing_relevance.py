@@ -10,7 +10,14 @@ from dataclasses import replace
 import pytest
 
 from gateway.domain.routing import RouteName, classify
-from gateway.domain.routing.relevance import content_stems, gate, has_code_signal, named_stems, skipped
+from gateway.domain.routing.relevance import (
+    content_stems,
+    gate,
+    has_code_signal,
+    named_stems,
+    off_topic_cue,
+    skipped,
+)
 from gateway.domain.routing.seeds import lookup_limit, specific_definitions
 from gateway.tests.fakes import make_chunk
 from kit.domain import Chunk, ChunkKind
@@ -257,7 +264,7 @@ WEATHER_HITS = ["app.weather.Forecast", "src/weather/forecast.py", "Restaurant",
     [
         "where is the forecast computed",
         "show me the weather forecast",
-        "how do we pick the restaurants near the user",
+        "which restaurants are near the user",
     ],
 )
 def test_a_cue_word_the_repo_is_named_after_keeps_the_prompt(prompt: str) -> None:
@@ -293,3 +300,23 @@ def test_a_recalled_memory_naming_the_prompts_words_keeps_it() -> None:
     memory = "Lighthouse sync\nThe lighthouse job rebuilds the tide tables nightly."
     verdict = gate(route, prompt, ["charge_card", "src/payments.py"], memory_texts=[memory])
     assert not verdict.skip and "lighthous" in verdict.matched
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "can you remember where we validate the input? I forgot",
+        "how do we round the totals on invoices",
+        "where did we put the retry for uploads",
+        "how do we pick the restaurants near the user",
+    ],
+)
+def test_the_team_asking_where_or_how_it_does_something_is_never_nominated(prompt: str) -> None:
+    assert off_topic_cue(prompt, route=RouteName.LOOKUP) == ""
+
+
+@pytest.mark.parametrize(
+    "prompt", ["where were we?", "how are we doing today", "how long have we been talking"]
+)
+def test_asking_about_the_exchange_with_we_is_no_sign_of_code(prompt: str) -> None:
+    assert not has_code_signal(prompt)

@@ -146,6 +146,12 @@ _CODE_WORDS = re.compile(
     r"application|framework|sdk|version|versions|release|changelog|docs|documentation|readme|"
     r"python|javascript|typescript|node|npm|pip|java|golang|rust|ruby|php|go\s+code)\b"
 )
+# "where/how (do) we <verb>": the team asking about its own code ("where we validate the input"),
+# not about the exchange ("where were we", "how are we doing", "how long have we been talking").
+_TEAM_ASKS = re.compile(
+    r"\b(?:where|how)\s+(?:(?:do|does|did|can|could|should|would)\s+)?we\s+"
+    r"(?!(?:are|were|doing|be|been|have|had|talk\w*|discuss\w*|chat\w*|spoke|said|left|going)\b)[a-z]{3,}"
+)
 _WORD = re.compile(r"[a-z][a-z']+")
 _DEICTIC = re.compile(r"\b(?:this|that|these|those|it|its|it's|here|above|below|same|again)\b")
 NO_CODE = "no sign of code"
@@ -182,12 +188,14 @@ def off_topic_cue(text: str, seeds: tuple[str, ...] | None = None, route: RouteN
 
 
 def has_code_signal(text: str, seeds: tuple[str, ...] | None = None) -> bool:
-    """An identifier, a path, a quoted name, code punctuation or a programming word."""
+    """An identifier, a path, a quoted name, code punctuation, a programming word, or the team asking
+    where or how it does something."""
     if seeds is None:
         seeds = extract_seeds(text)
     if seeds or _CODE_PUNCTUATION.search(text):
         return True
-    return bool(_CODE_WORDS.search(text.lower().replace("’", "'")))
+    lowered = text.lower().replace("’", "'")
+    return bool(_CODE_WORDS.search(lowered) or _TEAM_ASKS.search(lowered))
 
 
 def content_stems(text: str) -> tuple[str, ...]:
