@@ -15,6 +15,10 @@ def main(argv: list[str] | None = None) -> int:
     run.add_argument("--corpus", action="append", help="only these corpora (repeatable)")
     run.add_argument("--out", type=Path, help="results folder (default bench/results)")
     run.add_argument("--keep", action="store_true", help="keep the temp data dir (logs) afterwards")
+    run.add_argument("--data-dir", type=Path, help="keep the suite's data here (reused by the next run)")
+    run.add_argument(
+        "--no-speed", action="store_true", help="quality and routing only (no latency or throughput runs)"
+    )
     run.add_argument(
         "--store",
         choices=("all", "run"),
@@ -95,7 +99,13 @@ def main(argv: list[str] | None = None) -> int:
     from bench.runner import run as run_bench
 
     run_bench(
-        quick=args.quick, only=args.corpus, out_dir=args.out or RESULTS_DIR, keep=args.keep, store=args.store
+        quick=args.quick,
+        only=args.corpus,
+        out_dir=args.out or RESULTS_DIR,
+        keep=args.keep,
+        store=args.store,
+        data_dir=args.data_dir,
+        speed_too=not args.no_speed,
     )
     return 0
 

@@ -23,16 +23,30 @@ def shared_prompts(quick: bool = False) -> list[Prompt]:
     return skips[:QUICK_PER_CATEGORY] + code[:QUICK_PER_CATEGORY]
 
 
+def by_set(shared: dict[str, Any], prompts: list[Prompt]) -> dict[str, dict[str, Any]]:
+    """`shared_routing`'s result split by the shared set (file stem) each prompt comes from, when there
+    are several: each set is scored on its own (a held-out set must not hide behind the other)."""
+    stems = {p.id: stem for stem, ps in load_shared_sets().items() for p in ps}
+    names = sorted({stems.get(p.id, "?") for p in prompts})
+    if len(names) < 2:
+        return {}
+    routes = shared["routes"]
+    return {name: _scored([p for p in prompts if stems.get(p.id) == name], routes) for name in names}
+
+
 def shared_routing(route: Callable[[str], str], prompts: list[Prompt]) -> dict[str, Any]:
     """Skip accuracy, skip recall and false skips of `route(prompt text) -> route name` on shared prompts.
 
     The keys match a corpus's own `routing` block (accuracy, false_skip_rate, skip_recall, routes,
     false_skips, missed_skips), so the report renders both the same way."""
-    routes = {p.id: route(p.prompt) for p in prompts}
+    return _scored(prompts, {p.id: route(p.prompt) for p in prompts})
+
+
+def _scored(prompts: list[Prompt], routes: dict[str, str]) -> dict[str, Any]:
     scores = skip_scores([(p.should_skip, routes[p.id] == "skip") for p in prompts])
     return {
         **asdict(scores),
-        "routes": routes,
+        "routes": {p.id: routes[p.id] for p in prompts},
         "false_skips": [p.id for p in prompts if not p.should_skip and routes[p.id] == "skip"],
         "missed_skips": [p.id for p in prompts if p.should_skip and routes[p.id] != "skip"],
     }

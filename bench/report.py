@@ -67,8 +67,14 @@ def render_markdown(results: dict[str, Any]) -> str:
                 if "routing_shared" in corpus
                 else []
             ),
+            *(
+                f"  - shared set `{name}`: " + _skip_line(routing_set)[2:]
+                for name, routing_set in corpus.get("routing_shared_by_set", {}).items()
+            ),
             _route_line(corpus),
-            _hook_line(corpus),
+            _hook_line(corpus)
+            if "hook" in corpus
+            else f"- mean injected tokens {corpus['injected_tokens']['mean']:.0f} (no speed runs)",
         ]
         lines += _equal_token_lines(corpus)
         lines += [
@@ -92,6 +98,8 @@ def render_markdown(results: dict[str, Any]) -> str:
         "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for name, c in results["corpora"].items():
+        if "grpc" not in c:  # `bench run --no-speed`
+            continue
         idx, grpc, back = c["index"], c["grpc"], c["index"]["backfill"]
         inc = c.get("incremental")
         bq = c["baselines"]["bm25-chunk"]["query"]

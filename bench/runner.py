@@ -28,7 +28,7 @@ import httpx
 from bench import speed
 from bench.baselines import BaselineIndex, build_baselines
 from bench.corpora import ROOT, SELF, Corpus, fetch, load_corpora
-from bench.offtopic import shared_prompts, shared_routing
+from bench.offtopic import by_set, shared_prompts, shared_routing
 from bench.report import render_markdown
 from bench.scoring import (
     QueryScores,
@@ -191,7 +191,8 @@ def index_corpus(corpus: Corpus, suite: Any, workdir: Path) -> tuple[Path, dict[
         root = corpus.path
     else:
         root = workdir / "src" / corpus.name
-        shutil.copytree(corpus.path, root)
+        if not root.is_dir():  # a reused data dir (`--data-dir`) has its copy already
+            shutil.copytree(corpus.path, root)
 
     # --- cold index (keyword ready), then the vector backfill -------------------------------------------
     from cli.client import GatewayClient
@@ -234,6 +235,7 @@ def run_corpus(
     gateway: Gateway,
     indexed: tuple[Path, dict[str, Any]],
     quick: bool,
+    speed_too: bool = True,
 ) -> dict[str, Any]:
     run_info = suite.run_info
     search_addr = run_info["children"]["search"]["address"]
@@ -311,15 +313,19 @@ def run_corpus(
         "false_skips": [p.id for p in code if explained[p.id]["route"] == "skip"],
         "missed_skips": [p.id for p in prompts if p.should_skip and explained[p.id]["route"] != "skip"],
     }
+    shared = shared_prompts(quick)
     result["routing_shared"] = shared_routing(
-        lambda text: str(gateway.explain(text, corpus.name, str(root))["route"]), shared_prompts(quick)
+        lambda text: str(gateway.explain(text, corpus.name, str(root))["route"]), shared
     )
+    result["routing_shared_by_set"] = by_set(result["routing_shared"], shared)
     tokens = [explained[p.id]["tokens"] for p in code]
     result["injected_tokens"] = {
         "mean": round(statistics.fmean(tokens), 1) if tokens else 0.0,
         "max": max(tokens, default=0),
     }
     result["explain_latency"] = latency_summary([float(explained[p.id]["elapsed_ms"]) for p in prompts])
+    if not speed_too:
+        return result
 
     # --- speed --------------------------------------------------------------------------------------------
     texts = [p.prompt for p in prompts]
@@ -396,7 +402,12 @@ def run(
     out_dir: Path = RESULTS_DIR,
     keep: bool = False,
     store: str | None = None,
+    data_dir: Path | None = None,
+    speed_too: bool = True,
 ) -> Path:
+    """Score the sets on a fresh suite; with `data_dir` the suite's data (and the corpora's copies) live
+    there and a later run reuses them (indexing is then incremental); `speed_too` false leaves out the
+    latency and throughput measurements (quality and routing only, for iteration)."""
     from kit.testing import Suite  # the e2e helper: `reporecall up --base-port 0` as a subprocess
 
     corpora = load_corpora()
@@ -411,7 +422,8 @@ def run(
         sets = {n: _quick_subset(ps) for n, ps in sets.items()}
     for n in held:
         fetch(corpora[n], say)
-    workdir = Path(tempfile.mkdtemp(prefix="reporecall-bench-"))
+    workdir = data_dir or Path(tempfile.mkdtemp(prefix="reporecall-bench-"))
+    workdir.mkdir(parents=True, exist_ok=True)
     say(f"starting the suite in {workdir / 'data'}")
     # The bench drives many requests from one token: lift the per-token rate limit for this local suite.
     suite = Suite.start(workdir / "data", env={"REPORECALL_RATE_LIMIT_PER_SECOND": "0"}, timeout=180)
@@ -434,7 +446,9 @@ def run(
         indexed = {n: index_corpus(corpora[n], suite, workdir) for n in held}
         results["store"]["chunks"] = sum(numbers["chunks"] for _, numbers in indexed.values())
         for n in names:
-            results["corpora"][n] = run_corpus(corpora[n], sets[n], suite, gateway, indexed[n], quick)
+            results["corpora"][n] = run_corpus(
+                corpora[n], sets[n], suite, gateway, indexed[n], quick, speed_too
+            )
         results["processes"] = {
             name: {"peak_rss_mib": speed.peak_rss_mib(int(info["pid"]))}
             for name, info in suite.run_info["children"].items()
@@ -442,7 +456,7 @@ def run(
         results["bench_process_peak_rss_mib"] = speed.peak_rss_mib(os.getpid())
     finally:
         suite.stop()
-        if not keep:
+        if not keep and data_dir is None:
             shutil.rmtree(workdir, ignore_errors=True)
     results["elapsed_s"] = round(time.time() - started, 1)
     out_dir.mkdir(parents=True, exist_ok=True)
