@@ -426,7 +426,9 @@ def run(
     workdir.mkdir(parents=True, exist_ok=True)
     say(f"starting the suite in {workdir / 'data'}")
     # The bench drives many requests from one token: lift the per-token rate limit for this local suite.
-    suite = Suite.start(workdir / "data", env={"REPORECALL_RATE_LIMIT_PER_SECOND": "0"}, timeout=180)
+    # Repositories may live under this checkout (the own-repo corpus) and the work dir (the corpora's copies).
+    env = {"REPORECALL_RATE_LIMIT_PER_SECOND": "0", "REPORECALL_REPO_ROOTS": f"{ROOT},{workdir}"}
+    suite = Suite.start(workdir / "data", env=env, timeout=180)
     started = time.time()
     results: dict[str, Any] = {
         "date": dt.datetime.now(dt.UTC).isoformat(timespec="seconds"),
