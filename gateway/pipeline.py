@@ -281,7 +281,9 @@ class Pipeline:
         indexed = staleness is not None and bool(staleness.indexed_commit)
         searched = "search" not in evidence.degraded and (bool(hits) or indexed)
         memories = [f"{m.name}\n{m.body}" for m in evidence.memories]
-        return gate(request.route, request.text, names, searched, [h.chunk.content for h in hits], memories)
+        similar = [h.vector_score for h in hits if h.vector_rank]  # none while vectors are backfilling
+        texts = [h.chunk.content for h in hits]
+        return gate(request.route, request.text, names, searched, texts, memories, similar)
 
     # -- step 2: expand the call graph ---------------------------------------------------------------
 
@@ -375,6 +377,7 @@ def _signals(hit: SearchHit) -> dict[str, Any]:
         "vector_rank": hit.vector_rank,
         "fused": round(hit.fused, 5),
         "adjustment": round(hit.adjustment, 3),
+        "vector_score": round(hit.vector_score, 4),
     }
 
 

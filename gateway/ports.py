@@ -54,6 +54,7 @@ class SearchHit:
     vector_rank: int = 0
     fused: float = 0.0
     adjustment: float = 0.0
+    vector_score: float = 0.0  # cosine similarity of the prompt and the chunk (0 when vectors did not answer)
 
 
 @dataclass(frozen=True)

@@ -70,6 +70,7 @@ class GrpcSearch(ServiceClient):
                 hit.signals.vector_rank,
                 hit.signals.fused,
                 hit.signals.adjustment,
+                hit.signals.vector_score,
             )
             for hit in reply.hits
         ]

@@ -11,6 +11,7 @@ import pytest
 
 from gateway.domain.routing import RouteName, classify
 from gateway.domain.routing.relevance import (
+    SIMILAR,
     content_stems,
     gate,
     has_code_signal,
@@ -125,31 +126,42 @@ def test_code_prompts_that_share_words_with_off_topic_cues_are_never_nominated(p
     assert not gate(route, prompt, HIT_NAMES).skip
 
 
-def test_a_cued_prompt_that_names_code_of_this_repo_is_kept() -> None:
-    prompt = "write a short story about a lonely subscriber"
+def test_a_creative_or_translation_request_skips_even_when_the_repo_names_its_topic() -> None:
+    for prompt in ("write a short story about a lonely subscriber", "how do you say 'retry later' in dutch"):
+        route = classify(prompt)
+        assert route.off_topic in ("creative", "translation"), prompt
+        assert gate(route, prompt, HIT_NAMES).skip, prompt
+        assert gate(route, prompt, HIT_NAMES, searched=False).skip, prompt  # no search needed to judge
+
+
+def test_small_talk_beside_a_question_about_the_code_is_judged_by_the_question() -> None:
+    prompt = "I'm so tired today. how does the subscriber get torn down?"
     route = classify(prompt)
-    assert route.off_topic == "creative"
+    assert route.off_topic == "small talk"
     verdict = gate(route, prompt, HIT_NAMES)
-    assert not verdict.skip
-    assert verdict.matched == ("subscrib",)
+    assert not verdict.skip and verdict.matched == ("subscrib",)
+    assert gate(classify("I'm so tired today, long week"), "I'm so tired today, long week", HIT_NAMES).skip
 
 
-def test_the_words_of_the_cue_itself_are_no_evidence() -> None:
+def test_the_words_of_the_cues_clause_are_no_evidence() -> None:
     prompt = "can you summarise what we did in this session so far?"
     route = classify(prompt)
     assert route.off_topic == "conversation"
     assert gate(route, prompt, ["SessionRoutes.remember", "gateway/session.py"]).skip
-    assert not gate(route, prompt, ["summarise_files", "gateway/summaries.py"]).skip
+    assert gate(route, prompt, ["summarise_files", "gateway/summaries.py"]).skip
     # Every category's cue words, not only the first category's.
     prompt = "please answer in french from now on"
     assert gate(classify(prompt), prompt, ["decorateRequest", "docs/answer.md"]).skip
+    prompt = "who made you and what is your training data cutoff"
+    assert gate(classify(prompt), prompt, ["TrainingData.load", "src/data.py"]).skip
 
 
 def test_without_search_evidence_the_gate_keeps_the_prompt() -> None:
-    route = classify("write me a poem about the sea")
-    assert route.off_topic
-    assert not gate(route, "write me a poem about the sea", [], searched=False).skip
-    assert gate(route, "write me a poem about the sea", [], searched=True).skip
+    prompt = "what is the capital of australia"
+    route = classify(prompt)
+    assert route.off_topic == "general knowledge"
+    assert not gate(route, prompt, [], searched=False).skip
+    assert gate(route, prompt, [], searched=True).skip
 
 
 def test_a_prompt_pointing_back_at_the_conversation_is_never_nominated() -> None:
@@ -281,11 +293,11 @@ def test_a_weather_app_still_skips_what_it_does_not_name(prompt: str) -> None:
     assert gate(classify(prompt), prompt, WEATHER_HITS).skip
 
 
-def test_a_cue_word_counts_only_in_names_and_paths_not_in_hit_text() -> None:
+def test_a_cue_word_counts_in_names_paths_and_memories_not_in_hit_text() -> None:
     prompt = "show me the weather forecast"
     body = "# the weather forecast page is out of scope\n"
     assert gate(classify(prompt), prompt, ["src/billing.py", "charge_card"], hit_texts=[body]).skip
-    assert gate(classify(prompt), prompt, ["src/billing.py"], memory_texts=[f"weather\n{body}"]).skip
+    assert not gate(classify(prompt), prompt, ["src/billing.py"], memory_texts=[f"weather\n{body}"]).skip
 
 
 def test_a_meta_cue_word_is_no_evidence_even_when_the_repo_names_it() -> None:
@@ -320,3 +332,32 @@ def test_the_team_asking_where_or_how_it_does_something_is_never_nominated(promp
 )
 def test_asking_about_the_exchange_with_we_is_no_sign_of_code(prompt: str) -> None:
     assert not has_code_signal(prompt)
+
+
+# -- how much evidence keeps a cued prompt -----------------------------------------------------------------
+
+RULES_HITS = ["RuleSet.apply", "src/rules.py", "Board.render", "src/board.py"]
+
+
+def test_one_everyday_word_the_repo_happens_to_name_does_not_keep_a_cued_prompt() -> None:
+    prompt = "what are the rules of chess castling"
+    route = classify(prompt)
+    assert route.off_topic
+    verdict = gate(route, prompt, RULES_HITS)
+    assert verdict.skip and verdict.matched == ("rul",)
+    assert "only 1 of its 3 words" in verdict.reason
+
+
+def test_half_of_the_words_named_keeps_a_cued_prompt() -> None:
+    prompt = "what are the rules of the board"
+    verdict = gate(classify(prompt), prompt, RULES_HITS)
+    assert not verdict.skip and set(verdict.matched) == {"rul", "board"}
+
+
+def test_code_that_reads_like_the_prompt_keeps_it_with_few_words_named() -> None:
+    prompt = "what are the rules of chess castling"
+    route = classify(prompt)
+    assert not gate(route, prompt, RULES_HITS, vector_scores=[0.1, SIMILAR + 0.05]).skip
+    assert gate(route, prompt, RULES_HITS, vector_scores=[0.1, SIMILAR - 0.05]).skip
+    # similarity alone, with no word named, is no evidence: an embedding finds something for anything
+    assert gate(route, prompt, ["Board.render"], vector_scores=[0.9]).skip

@@ -17,8 +17,8 @@ def _searches(backends: FakeBackends) -> int:
 async def test_an_off_topic_prompt_whose_words_name_nothing_here_skips_after_one_search() -> None:
     backends = FakeBackends(shop())
     backends.world.search_index["poem"] = [backends.world.by_name("audit_log").id]
-    result = await build(service(backends), "write me a poem about the checkout sea breeze")
-    assert result.route == "lookup"  # "checkout" names code here: kept
+    result = await build(service(backends), "I'm so tired today. how does checkout work?")
+    assert result.route != "skip"  # the question beside the small talk names code here ("checkout"): kept
     result = await build(service(backends), "write me a poem about the sea")
     assert result.route == "skip" and result.text == "" and result.tokens == 0
     assert result.seeds == [] and "creative" in result.signals["gate"]
@@ -59,7 +59,7 @@ async def test_an_empty_search_is_no_evidence_until_the_repo_has_a_finished_inde
     world = shop()
     world.status = IndexStatus("", "a" * 40, "main")  # still indexing its first commit: nothing found yet
     ctx = service(FakeBackends(world))
-    prompt = "write me a poem about the sea"  # the fake search finds nothing for it
+    prompt = "what is the capital of australia"  # the fake search finds nothing for it
     first = await build(ctx, prompt)  # the index status is not known yet
     assert first.route != "skip" and "no search evidence" in first.signals["gate"]
     await refreshed(ctx, "shop")

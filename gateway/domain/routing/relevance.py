@@ -51,7 +51,11 @@ _CUES: dict[str, str] = {
         r"get\s+tired|enjoy|like\s+(?:your|being|music|movies|me)|love|hate|believe\s+in|remember\s+me|"
         r"ever\s+get)\b|\btell\s+me\s+about\s+yourself\b|\byourself\b|\bwhat\s+can\s+you\s+do\b|"
         r"\bcan\s+you\s+(?:browse|see\s+images|access\s+the\s+internet|learn|feel|think)\b|"
-        r"\bhow\s+(?:were|are)\s+you\s+(?:trained|made|built|created)\b|\bare\s+you\s+better\s+than\b"
+        r"\bhow\s+(?:were|are)\s+you\s+(?:trained|made|built|created)\b|\bare\s+you\s+better\s+than\b|"
+        r"\bhow\s+(?:do|does)\s+you\s+(?:work|think|learn|decide\s+what\s+to\s+say)\b|"
+        r"\bhow\s+(?:many|much)\s+\w+(?:\s+\w+)?\s+(?:can|do|could)\s+you\s+(?:read|handle|process|remember|"
+        r"take|see|hold)\b|\bdo\s+you\s+(?:see|read|learn|remember|store|keep)\b(?!\s+(?:the|this|that|these|"
+        r"any|where|how|why|what|which|if|whether)\b)|\bare\s+you\s+(?:running|hosted|online|offline|local)\b"
     ),
     "creative": (
         r"\b(?:poem|poems|poetry|haiku|haikus|sonnet|limerick|lyrics|joke|jokes|riddle|riddles|fairy\s*tale|"
@@ -62,7 +66,7 @@ _CUES: dict[str, str] = {
         r"(?:verse|stanza|essay|speech|letter|story|tale|song|script\s+for\s+a\s+(?:movie|play|video))\b"
     ),
     "translation": (
-        rf"\btranslat\w*\b|\bhow\s+(?:do\s+(?:you|i)|to|would\s+you|does\s+one)\s+say\b|"
+        rf"\btranslat(?:e|es|ed|ing)\b|\bhow\s+(?:do\s+(?:you|i)|to|would\s+you|does\s+one)\s+say\b|"
         rf"\b(?:in|into|to)\s+(?:{_LANGUAGES})\b|\bmean\s+in\s+(?:{_LANGUAGES})\b|\b(?:{_LANGUAGES})\s+for\b"
     ),
     "general knowledge": (
@@ -79,6 +83,10 @@ _CUES: dict[str, str] = {
         r"built|sink|land\s+on)\b|"
         r"\bhow\s+(?:far|tall|old|heavy|big|deep|hot|cold)\s+(?:is|are|was|were)\s+(?:the\s+)?(?!it\b|this\b|"
         r"that\b)\w+|"
+        r"\bin\s+general\b|\bat\s+a\s+high\s+level\b|\bgenerally\s+speaking\b|\bfor\s+(?:an?\s+)?(?:beginners?|"
+        r"kids?|children|teenagers?|dummies|non-?programmers|newbies|layman|laymen)\b|"
+        r"\b(?:is|are)\s+\w+\s+or\s+\w+\s+(?:a\s+|the\s+)?(?:better|worse|faster|easier|harder|safer)\b|"
+        r"\bdifference\s+between\s+(?!the\s+two\b|these\b|those\b|this\b|our\b|them\b)|"
         r"\b(?:recipe|recipes|ingredients|calories|vaccines?|vaccination|planets?|solar\s+system|universe|"
         r"galaxy|black\s+holes?|photosynthesis|dinosaurs?|evolution\s+of\s+(?:man|humans|species)|"
         r"world\s+war|roman\s+empire|olympics|football|soccer|basketball|baseball|tennis|movies?|films?|"
@@ -99,7 +107,10 @@ _CUES: dict[str, str] = {
         r"\bfavou?rite\s+(?:colou?r|food|movie|song|book|animal|band|season|sport|place)\b|"
         r"\btell\s+me\s+something\s+(?:interesting|fun|funny|nice|random)\b|\bfun\s+fact\b|"
         r"\bwhat'?s\s+up\b|\bhow'?s\s+it\s+going\b|\bwhat\s+(?:should|shall)\s+i\s+(?:eat|cook|watch|read|wear)\b|"
-        r"\bcan\s+we\s+(?:chat|talk)\s+about\s+(?:something|anything)\b|\bi\s+(?:love|like|hate)\s+(?:you|mondays)\b"
+        r"\bcan\s+we\s+(?:chat|talk)\s+about\s+(?:something|anything)\b|\bi\s+(?:love|like|hate)\s+(?:you|mondays)\b|"
+        r"^\W*(?:lol|lmao|rofl|haha\w*|hehe\w*)\b|\bhilarious\b|"
+        r"^\W*(?:that'?s|this\s+is)\s+(?:so\s+|really\s+|pretty\s+)?(?:funny|amazing|awesome|cool|wild|crazy|sad|"
+        r"nice|great|lovely|brilliant|impressive)\W*$"
     ),
     "conversation": (
         rf"\b(?:answer|reply|respond|talk|speak|write|explain)\s+(?:to\s+me\s+)?(?:only\s+)?in\s+(?:{_LANGUAGES})\b|"
@@ -118,34 +129,45 @@ _CUES: dict[str, str] = {
 }
 _CUE_RES = {category: re.compile(pattern) for category, pattern in _CUES.items()}
 
-# Signs of code in the prompt itself: any of them keeps the prompt away from the gate.
+# Signs of code in the prompt itself. Strong ones (punctuation, identifiers, words for the artefacts of a
+# codebase and the work on it) keep a prompt away from the gate whatever else it says; a programming
+# topic word alone (`cache`, `compiler`, `tokens`, `python`) is weak: it keeps a prompt without an
+# off-topic cue away, but "write a poem about a compiler" or "what does a CPU cache do" still goes to the
+# gate, where the evidence decides.
 _CODE_PUNCTUATION = re.compile(r"[{}\[\];=<>`]|=>|::|->|\w\(|\)\.|#\w|\$\w|\w\.\w+\(")
-_CODE_WORDS = re.compile(
-    r"\b(?:code|codebase|coding|repo|repository|repos|source|function|functions|func|fn|method|methods|"
-    r"class|classes|module|modules|package|packages|file|files|folder|directory|variable|variables|var|"
+_STRONG_CODE_WORDS = re.compile(
+    r"\b(?:code|codebase|coding|repo|repository|repos|function|functions|func|fn|method|methods|"
+    r"class|classes|module|modules|file|files|folder|directory|directories|variable|variables|var|"
     r"const|param|params|parameter|parameters|argument|arguments|args?|kwargs|return|returns|returned|"
-    r"type|types|typed|typing|interface|interfaces|struct|enum|generic|generics|test|tests|testing|tested|"
-    r"spec|specs|fixture|fixtures|mock|mocks|assert\w*|bug|bugs|buggy|error|errors|exception|exceptions|"
-    r"traceback|stacktrace|crash\w*|fail\w*|broken|api|apis|endpoint\w*|route|routes|routing|router|"
-    r"handler|handlers|middleware|request|requests|response|responses|header|headers|cookie|cookies|"
-    r"server|client|query|queries|database|db|sql|schema|cache|caching|cached|config|configuration|"
-    r"settings?|option|options|flag|flags|env|build|builds|compile\w*|deploy\w*|install\w*|dependency|"
-    r"dependencies|deps|import|imports|export|exports|library|libraries|lib|plugin|plugins|hook|hooks|"
-    r"callback|callbacks|promise|promises|async|await|sync|thread|threads|process|processes|event|events|"
-    r"listener|listeners|stream|streams|buffer|parser|parsing|parse|serializ\w+|deserializ\w+|json|yaml|"
-    r"xml|csv|html|css|http|https|url|urls|cli|command|commands|script|scripts|log|logs|logging|logger|"
-    r"services?|rpcs?|grpc|protos?|protobuf|stubs?|docker\w*|pipelines?|calls?|caller|callers|callee|"
-    r"callees|invok\w+|symbols?|directories|signals?|sigterm|sigint|"
-    r"components?|widgets?|helpers?|utils?|utilit(?:y|ies)|metadata|tables?|columns?|templates?|views?|"
-    r"debug\w*|implement\w*|refactor\w*|rename|commit|commits|branch|merge|diff|lint\w*|regex|string|"
-    r"strings|array|arrays|list|dict|object|objects|instance|constructor|property|properties|attribute|"
-    r"attributes|field|fields|key|keys|index|indexing|loop|recursion|algorithm|performance|timeout|"
-    r"retry|retries|queue|worker|token|tokens|auth|authentication|login|permission|permissions|operator|"
-    r"operators|observable|decorator|closure|iterator|generator|lambda|null|undefined|none|nil|boolean|"
-    r"integer|int|float|bytes|encoding|unicode|utf-?8|locale|i18n|l10n|ui|ux|frontend|backend|app|"
-    r"application|framework|sdk|version|versions|release|changelog|docs|documentation|readme|"
-    r"python|javascript|typescript|node|npm|pip|java|golang|rust|ruby|php|go\s+code)\b"
+    r"test|tests|testing|tested|spec|specs|fixture|fixtures|mock|mocks|assert\w*|bug|bugs|buggy|"
+    r"traceback|stacktrace|crash\w*|fail\w*|broken|exception|exceptions|endpoint\w*|handler|handlers|"
+    r"middleware|callback|callbacks|constructor|docstrings?|implement\w*|refactor\w*|rename|commit|"
+    r"commits|branch|merge|diff|lint\w*|debug\w*|caller|callers|callee|callees|invok\w+|"
+    r"config|configuration|deploy\w*|dependency|dependencies|deps|import|imports|plugin|plugins|"
+    r"hook|hooks|helpers?|utils?|utilit(?:y|ies)|components?|widgets?|pipelines?|services?|rpcs?|"
+    r"changelog|readme|signature|overload\w*|subclass\w*|inherit\w*|instantiat\w*)\b"
 )
+_TOPIC_WORDS = (
+    r"source|type|types|typed|typing|interface|interfaces|struct|enum|generic|generics|error|errors|"
+    r"api|apis|route|routes|routing|router|request|requests|response|responses|header|headers|cookie|"
+    r"cookies|server|client|query|queries|database|db|sql|schema|cache|caching|cached|settings?|option|"
+    r"options|flag|flags|env|build|builds|compile\w*|install\w*|export|exports|library|libraries|lib|"
+    r"promise|promises|async|await|sync|thread|threads|process|processes|event|events|listener|"
+    r"listeners|stream|streams|buffer|parser|parsing|parse|serializ\w+|deserializ\w+|json|yaml|xml|csv|"
+    r"html|css|http|https|url|urls|cli|command|commands|script|scripts|log|logs|logging|logger|grpc|"
+    r"protos?|protobuf|stubs?|docker\w*|calls?|symbols?|signals?|sigterm|sigint|metadata|tables?|"
+    r"columns?|templates?|views?|regex|string|strings|array|arrays|list|dict|object|objects|instance|"
+    r"property|properties|attribute|attributes|field|fields|key|keys|index|indexing|loop|recursion|"
+    r"algorithm|performance|timeout|retry|retries|queue|worker|token|tokens|auth|authentication|login|"
+    r"permission|permissions|operator|operators|observable|decorator|closure|iterator|generator|lambda|"
+    r"null|undefined|none|nil|boolean|integer|int|float|bytes|encoding|unicode|utf-?8|locale|i18n|l10n|"
+    r"ui|ux|frontend|backend|app|application|framework|sdk|version|versions|release|docs|documentation|"
+    r"python|javascript|typescript|node|npm|pip|java|golang|rust|ruby|php|go\s+code"
+)
+_CODE_WORDS = re.compile(rf"\b(?:{_TOPIC_WORDS})\b")
+# A topic word the prompt points at as a thing of this project ("the parser", "our cache", "the error
+# messages"), not a concept ("a compiler", "tokens", "python"): a strong sign.
+_DEFINITE_TOPIC = re.compile(rf"\b(?:the|this|that|these|those|our|my)\s+(?:[\w'-]+\s+)?(?:{_TOPIC_WORDS})\b")
 # "where/how (do) we <verb>": the team asking about its own code ("where we validate the input"),
 # not about the exchange ("where were we", "how are we doing", "how long have we been talking").
 _TEAM_ASKS = re.compile(
@@ -155,8 +177,19 @@ _TEAM_ASKS = re.compile(
 _WORD = re.compile(r"[a-z][a-z']+")
 _DEICTIC = re.compile(r"\b(?:this|that|these|those|it|its|it's|here|above|below|same|again)\b")
 NO_CODE = "no sign of code"
-# Cues about the exchange itself, not a topic: their words are no evidence (see `gate`).
-META_CATEGORIES = frozenset({"assistant", "conversation", "small talk", "translation"})
+# Genres: the whole prompt is material for the writing asked for (see `gate`).
+GENRE_CATEGORIES = frozenset({"creative", "translation"})
+# About the exchange itself: the clause of the cue is no evidence, the prompt's other clauses are.
+EXCHANGE_CATEGORIES = frozenset({"assistant", "conversation", "small talk"})
+_CLAUSE_BREAK = re.compile(
+    r"(?<=[.!?;:])\s+|\n+|\s*[-–—]{1,2}\s+|,\s*(?=(?:and|but|so|then|now|also|or|anyway|btw|ok|okay|quick)\b)|"
+    r"\s+(?:and|but)\s+(?=(?:what|where|how|why|who|when|which|can|could|would|is|are|do|does|did|tell|show|"
+    r"explain)\b)"
+)
+# A cued prompt is kept when at least this share of its content words name something in the repo, or
+# when some top hit's embedding is at least this similar to the prompt's (cosine, all-MiniLM-L6-v2).
+COVERAGE = 0.5
+SIMILAR = 0.4
 # Stems at least this long also match a longer name they begin (`approximat` ~ `approx`).
 MIN_PREFIX = 5
 
@@ -176,26 +209,45 @@ def off_topic_cue(text: str, seeds: tuple[str, ...] | None = None, route: RouteN
     Besides the categories' cues, a lookup or flow prompt with no sign of code, nothing it points back
     to (`this`, `it`, `here`: the conversation's code) and words left to look for reads as "no sign of
     code": the evidence decides. `seeds` are the prompt's seeds when the caller has them already."""
-    if route in (RouteName.BUG, RouteName.ARCHITECTURE) or has_code_signal(text, seeds):
-        return ""  # a bug report or an architecture question is about the code whatever its words
-    lowered = text.lower().replace("’", "'")
+    if has_strong_code_signal(text, seeds):
+        return ""
+    lowered = _lowered(text)
     category = next((c for c, pattern in _CUE_RES.items() if pattern.search(lowered)), "")
     if category:
-        return category
+        return category  # an explicit cue, even beside a programming topic word: the evidence decides
+    if route in (RouteName.BUG, RouteName.ARCHITECTURE) or _CODE_WORDS.search(lowered):
+        return ""  # a bug report or an architecture question is about the code whatever its words
     if route in (RouteName.LOOKUP, RouteName.FLOW) and not _DEICTIC.search(lowered) and content_stems(text):
         return NO_CODE
     return ""
 
 
 def has_code_signal(text: str, seeds: tuple[str, ...] | None = None) -> bool:
-    """An identifier, a path, a quoted name, code punctuation, a programming word, or the team asking
-    where or how it does something."""
+    """Any sign of code: a strong one (`has_strong_code_signal`) or a programming topic word."""
+    return has_strong_code_signal(text, seeds) or bool(_CODE_WORDS.search(_lowered(text)))
+
+
+def has_strong_code_signal(text: str, seeds: tuple[str, ...] | None = None) -> bool:
+    """An identifier or path, code punctuation, a word for an artefact of a codebase or the work on it
+    (function, test, bug, refactor, config…), or the team asking where or how it does something. A
+    quoted everyday word (`"Schadenfreude"`) is material to translate or explain, not a name."""
     if seeds is None:
         seeds = extract_seeds(text)
-    if seeds or _CODE_PUNCTUATION.search(text):
+    if any(_code_shaped(seed) for seed in seeds) or _CODE_PUNCTUATION.search(text):
         return True
-    lowered = text.lower().replace("’", "'")
-    return bool(_CODE_WORDS.search(lowered) or _TEAM_ASKS.search(lowered))
+    lowered = _lowered(text)
+    return bool(
+        _STRONG_CODE_WORDS.search(lowered) or _DEFINITE_TOPIC.search(lowered) or _TEAM_ASKS.search(lowered)
+    )
+
+
+def _code_shaped(seed: str) -> bool:
+    """A seed written the way only code is: with `_`, `.`, `/`, `::`, `$`, digits or inner capitals."""
+    return not (seed.isalpha() and (seed.islower() or seed.isupper() or seed[1:].islower()))
+
+
+def _lowered(text: str) -> str:
+    return text.lower().replace("’", "'")
 
 
 def content_stems(text: str) -> tuple[str, ...]:
@@ -227,36 +279,59 @@ def gate(
     searched: bool = True,
     hit_texts: Iterable[str] = (),
     memory_texts: Iterable[str] = (),
+    vector_scores: Iterable[float] = (),
 ) -> GateVerdict:
-    """Skip a cued prompt whose content words name nothing among the top hits (their names, qualified
-    names and paths); keep every other prompt, and every prompt when search did not answer (`searched`
-    false): a failed search is no evidence. A search that found nothing at all is.
+    """Skip a cued prompt whose words name nothing in this repo; keep every other prompt.
 
-    A prompt nominated only for having no sign of code needs more: none of its words may occur in the
-    hits' text (`hit_texts`) either. No word may occur in a recalled memory's title or body
-    (`memory_texts`): the team wrote it about this repo.
-
-    The cue's own words are left out only for the meta categories (about the assistant, the
-    conversation, small talk, translation): "in this session" says nothing about a `Session` class.
-    A general-knowledge or creative cue word (`weather`, `forecast`, `restaurants`) may be the
-    repo's own domain, so it counts when a hit's name or path names it."""
+    What counts as evidence depends on the cue:
+    - a genre (creative writing, translation): none from search. The whole prompt is material for the
+      piece asked for ("a poem about a compiler", a sentence to translate); a prompt that is about the
+      code carries a strong sign of code and never reaches the gate.
+    - the exchange (the assistant, the conversation, small talk): the words of the *other* clauses, by
+      the top hits' names, qualified names and paths ("I'm so tired. How does the scheduler pick jobs?");
+      the cue's clause is about the exchange, so "in this session" says nothing about a `Session` class.
+    - general knowledge: every word, by names (a weather app keeps "show me the weather forecast").
+    - no sign of code at all: every word, by names or by the hits' text.
+    A word of a recalled memory's title or body always counts: the team wrote it about this repo. When
+    search did not answer (`searched` false) only a genre skips: a failed search is no evidence; a
+    search that found nothing at all is."""
     if not route.off_topic or route.name is RouteName.SKIP:
         return GateVerdict(False, "no off-topic cue")
+    if route.off_topic in GENRE_CATEGORIES:
+        matched = tuple(s for s in content_stems(text) if _names(s, text_stems(memory_texts)))
+        if matched:
+            return GateVerdict(
+                False, f"{route.off_topic} cue, but a memory names {', '.join(matched)}", matched
+            )
+        return GateVerdict(True, f"{route.off_topic}: the prompt asks for writing, not about the code")
     if not searched:
         return GateVerdict(False, f"{route.off_topic} cue, but no search evidence to judge it by")
-    names = named_stems(hit_names)
-    texts = text_stems(memory_texts) | (text_stems(hit_texts) if route.off_topic == NO_CODE else frozenset())
-    stems = content_stems(_without_cues(text))
-    cue_stems = () if route.off_topic in META_CATEGORIES else content_stems(text)
-    matched = tuple(
-        dict.fromkeys(
-            [s for s in stems if _names(s, names | texts)]
-            + [s for s in cue_stems if s not in stems and _names(s, names)]
-        )
-    )
-    if matched:
-        return GateVerdict(False, f"{route.off_topic} cue, but the repo names {', '.join(matched)}", matched)
-    return GateVerdict(True, f"{route.off_topic}: no word of the prompt names anything in this repo")
+    evidence = named_stems(hit_names) | text_stems(memory_texts)
+    if route.off_topic == NO_CODE:
+        evidence |= text_stems(hit_texts)
+    if route.off_topic in EXCHANGE_CATEGORIES:
+        stems = content_stems(" ".join(c for c in clauses(text) if not _cued(c)))
+    else:
+        stems = content_stems(text)
+    matched = tuple(s for s in stems if _names(s, evidence))
+    if not matched:
+        return GateVerdict(True, f"{route.off_topic}: no word of the prompt names anything in this repo")
+    named = f"{route.off_topic} cue, the repo names {', '.join(matched)}"
+    similar = max(vector_scores, default=None)
+    if similar is not None and similar >= SIMILAR:
+        return GateVerdict(False, f"{named} and the code reads like the prompt ({similar:.2f})", matched)
+    if len(matched) / len(stems) >= COVERAGE:
+        return GateVerdict(False, f"{named}: {len(matched)} of its {len(stems)} words", matched)
+    return GateVerdict(True, f"{named}, only {len(matched)} of its {len(stems)} words", matched)
+
+
+def clauses(text: str) -> list[str]:
+    """A prompt cut into its sentences and the asks joined to them ("…, and where is X", "… but how …")."""
+    return [c for c in _CLAUSE_BREAK.split(_lowered(text)) if c and c.strip()]
+
+
+def _cued(clause: str) -> bool:
+    return any(pattern.search(clause) for pattern in _CUE_RES.values())
 
 
 def text_stems(texts: Iterable[str], chars: int = TEXT_CHARS) -> frozenset[str]:
@@ -267,18 +342,6 @@ def text_stems(texts: Iterable[str], chars: int = TEXT_CHARS) -> frozenset[str]:
 def skipped(route: Route, verdict: GateVerdict) -> Route:
     """The route the gate turned into a skip."""
     return replace(route, name=RouteName.SKIP, seeds=(), reasons=(*route.reasons, verdict.reason))
-
-
-def _without_cues(text: str) -> str:
-    """The prompt without the words of any cue: "in this session" or "answer in french" says what the
-    prompt is about (the conversation), so the repo naming a `session` or an `answer` is no evidence
-    against it."""
-    lowered = text.lower().replace("’", "'")
-    kept = list(lowered)
-    for pattern in _CUE_RES.values():  # spans found on the whole prompt: cues may overlap
-        for match in pattern.finditer(lowered):
-            kept[match.start() : match.end()] = " " * (match.end() - match.start())
-    return "".join(kept)
 
 
 def _names(stem: str, named: frozenset[str]) -> bool:
