@@ -277,12 +277,13 @@ class Pipeline:
         if not request.route.off_topic:
             return None
         hits = evidence.search[:EVIDENCE_HITS]
-        names = [n for h in hits for n in (h.chunk.qualified_name or h.chunk.name, h.chunk.path)]
+        named = [h for h in hits if not h.chunk.is_test]  # a test's names and strings are fixture data
+        names = [n for h in named for n in (h.chunk.qualified_name or h.chunk.name, h.chunk.path)]
         indexed = staleness is not None and bool(staleness.indexed_commit)
         searched = "search" not in evidence.degraded and (bool(hits) or indexed)
         memories = [f"{m.name}\n{m.body}" for m in evidence.memories]
-        similar = [h.vector_score for h in hits if h.vector_rank]  # none while vectors are backfilling
-        texts = [h.chunk.content for h in hits]
+        similar = [h.vector_score for h in named if h.vector_rank]  # none while vectors are backfilling
+        texts = [h.chunk.content for h in named]
         return gate(request.route, request.text, names, searched, texts, memories, similar)
 
     # -- step 2: expand the call graph ---------------------------------------------------------------

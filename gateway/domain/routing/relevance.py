@@ -43,7 +43,8 @@ _CUES: dict[str, str] = {
         r"\b(?:who|what)\s+(?:are|r)\s+you\b|\bare\s+you\s+(?:an?\s+|really\s+|actually\s+)?(?:ai|bot|robot|"
         r"human|real|sentient|conscious|alive|person|chatgpt|claude|gpt\w*|smart|happy|sad|tired|ok|okay)\b|"
         r"\b(?:who|which\s+company)\s+(?:made|created|built|trained|developed|owns)\s+you\b|"
-        r"\bwhat\s+(?:model|version|llm|ai|kind\s+of\s+(?:ai|model|assistant))\s+(?:are|is)\s+(?:you|this)\b|"
+        r"\b(?:what|which)\s+(?:model|version|llm|ai|kind\s+of\s+(?:ai|model|assistant))\s+(?:are|is)\s+(?:you|this)\b|"
+        r"\bwhat\s+(?:day|date|time|year|month)\s+(?:is\s+it|it\s+is)\b|"
         r"\byour\s+(?:name|creator|maker|training|training\s+data|knowledge\s+cutoff|cutoff|favou?rite|"
         r"opinion|opinions|feelings?|emotions?|age|birthday|hobb(?:y|ies)|personality|context\s+window|"
         r"limitations|capabilities|weights|memory|own\s+\w+)\b|"
@@ -59,7 +60,7 @@ _CUES: dict[str, str] = {
     ),
     "creative": (
         r"\b(?:poem|poems|poetry|haiku|haikus|sonnet|limerick|lyrics|joke|jokes|riddle|riddles|fairy\s*tale|"
-        r"bedtime\s+story|short\s+story|love\s+letter|ballad|rhymes?|rhyming|fable|novel|screenplay|"
+        r"(?:bedtime|short|horror|ghost|love|funny|scary|detective|fantasy|sci-?fi|children'?s)\s+(?:\w+\s+)?(?:story|stories)|love\s+letter|ballad|rhymes?|rhyming|fable|novel|screenplay|"
         r"(?:a|the)\s+song|rap\s+(?:song|verse|battle)|pun|puns|toast\s+for|wedding\s+speech|eulogy|"
         r"birthday\s+(?:message|card|wish)|slogan|tagline\s+for\s+my|story\s+about|tale\s+about)\b|"
         r"\b(?:write|compose|draft|make\s+up|come\s+up\s+with)\s+(?:me\s+)?(?:an?\s+)?(?:\w+\s+)?"
