@@ -84,7 +84,6 @@ OFF_TOPIC = {
         "stop using emojis",
         "what did i just ask you",
         "forget everything i said before",
-        "explain it in simpler terms please",
     ],
 }
 # Prompts about code that share words with the cues: the router must not even nominate them.
@@ -98,7 +97,6 @@ CODE_PROMPTS_WITH_CUE_WORDS = [
     "how do you say 'not found' in the i18n strings",
     "who wrote the timeout handling",
     "your last answer about the hook was wrong, check the pipeline again",
-    "tell me a joke about fixtures",
     "explain how backpressure works in streams",
     "who calls `formatDate` for the french locale?",
     "what is the population count computed from in stats.py",
@@ -143,17 +141,34 @@ def test_small_talk_beside_a_question_about_the_code_is_judged_by_the_question()
     assert gate(classify("I'm so tired today, long week"), "I'm so tired today, long week", HIT_NAMES).skip
 
 
-def test_the_words_of_the_cues_clause_are_no_evidence() -> None:
+def test_the_words_of_the_cue_itself_are_no_evidence() -> None:
     prompt = "can you summarise what we did in this session so far?"
     route = classify(prompt)
     assert route.off_topic == "conversation"
     assert gate(route, prompt, ["SessionRoutes.remember", "gateway/session.py"]).skip
-    assert gate(route, prompt, ["summarise_files", "gateway/summaries.py"]).skip
     # Every category's cue words, not only the first category's.
     prompt = "please answer in french from now on"
     assert gate(classify(prompt), prompt, ["decorateRequest", "docs/answer.md"]).skip
     prompt = "who made you and what is your training data cutoff"
     assert gate(classify(prompt), prompt, ["TrainingData.load", "src/data.py"]).skip
+
+
+def test_a_bare_topic_word_beside_a_cue_about_the_exchange_is_no_evidence() -> None:
+    prompt = "how big is your context window, roughly, in tokens?"
+    route = classify(prompt)
+    assert route.off_topic == "assistant"
+    assert gate(route, prompt, ["count_tokens", "kit/tokens.py"]).skip
+
+
+def test_a_joke_about_a_programming_word_is_creative_but_one_about_this_code_is_not() -> None:
+    assert classify("tell me a joke about fixtures").off_topic == "creative"
+    assert classify("write a sonnet about merge conflicts").off_topic == "creative"
+    for prompt in (
+        "write a limerick about the most complicated function in here",
+        "write a haiku-style comment for the main function",
+        "translate this loop into a list comprehension",
+    ):
+        assert not classify(prompt).off_topic, prompt
 
 
 def test_without_search_evidence_the_gate_keeps_the_prompt() -> None:

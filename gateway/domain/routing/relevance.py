@@ -45,7 +45,7 @@ _CUES: dict[str, str] = {
         r"\b(?:who|which\s+company)\s+(?:made|created|built|trained|developed|owns)\s+you\b|"
         r"\b(?:what|which)\s+(?:model|version|llm|ai|kind\s+of\s+(?:ai|model|assistant))\s+(?:are|is)\s+(?:you|this)\b|"
         r"\bwhat\s+(?:day|date|time|year|month)\s+(?:is\s+it|it\s+is)\b|"
-        r"\byour\s+(?:name|creator|maker|training|training\s+data|knowledge\s+cutoff|cutoff|favou?rite|"
+        r"\byour\s+(?:name|creator|maker|training\s+data|training|knowledge\s+cutoff|cutoff|favou?rite|"
         r"opinion|opinions|feelings?|emotions?|age|birthday|hobb(?:y|ies)|personality|context\s+window|"
         r"limitations|capabilities|weights|memory|own\s+\w+)\b|"
         r"\bdo\s+you\s+(?:have\s+(?:feelings|emotions|a\s+(?:name|body|family|favou?rite))|feel|dream|sleep|"
@@ -56,13 +56,19 @@ _CUES: dict[str, str] = {
         r"\bhow\s+(?:do|does)\s+you\s+(?:work|think|learn|decide\s+what\s+to\s+say)\b|"
         r"\bhow\s+(?:many|much)\s+\w+(?:\s+\w+)?\s+(?:can|do|could)\s+you\s+(?:read|handle|process|remember|"
         r"take|see|hold)\b|\bdo\s+you\s+(?:see|read|learn|remember|store|keep)\b(?!\s+(?:the|this|that|these|"
-        r"any|where|how|why|what|which|if|whether)\b)|\bare\s+you\s+(?:running|hosted|online|offline|local)\b"
+        r"any|where|how|why|what|which|if|whether)\b)|\bare\s+you\s+(?:running|hosted|online|offline|local)\b|"
+        r"\b(?:models?|assistants?|ais?|bots?|llms?)\s+like\s+(?:you|yourself)\b|\bare\s+you\s+(?:not\s+)?allowed\b|"
+        r"\b(?:can|could|do)\s+(?:you|u)\s+(?:see|read|view|open|understand)\s+(?:images?|pictures?|screenshots?|"
+        r"photos?|pdfs?|videos?|audio)\b|\b(?:anthropic|openai)\b|\bcan\s+(?:you|u)\s+browse\b"
     ),
     "creative": (
         r"\b(?:poem|poems|poetry|haiku|haikus|sonnet|limerick|lyrics|joke|jokes|riddle|riddles|fairy\s*tale|"
         r"(?:bedtime|short|horror|ghost|love|funny|scary|detective|fantasy|sci-?fi|children'?s)\s+(?:\w+\s+)?(?:story|stories)|love\s+letter|ballad|rhymes?|rhyming|fable|novel|screenplay|"
         r"(?:a|the)\s+song|rap\s+(?:song|verse|battle)|pun|puns|toast\s+for|wedding\s+speech|eulogy|"
         r"birthday\s+(?:message|card|wish)|slogan|tagline\s+for\s+my|story\s+about|tale\s+about)\b|"
+        r"\b(?:suggest|give\s+me|come\s+up\s+with|make\s+up|brainstorm|think\s+of)\s+(?:some\s+|a\s+few\s+|\d+\s+|"
+        r"(?:two|three|four|five|six|seven|eight|nine|ten)\s+)?(?:\w+\s+)?(?:names|ideas|titles|slogans|taglines|puns)\b|"
+        r"\b(?:a\s+)?good\s+name\s+for\s+(?:a|an|my)\b|\b(?:tweet|instagram\s+caption|linkedin\s+post|social\s+media\s+post)\b|"
         r"\b(?:write|compose|draft|make\s+up|come\s+up\s+with)\s+(?:me\s+)?(?:an?\s+)?(?:\w+\s+)?"
         r"(?:verse|stanza|essay|speech|letter|story|tale|song|script\s+for\s+a\s+(?:movie|play|video))\b"
     ),
@@ -84,7 +90,10 @@ _CUES: dict[str, str] = {
         r"built|sink|land\s+on)\b|"
         r"\bhow\s+(?:far|tall|old|heavy|big|deep|hot|cold)\s+(?:is|are|was|were)\s+(?:the\s+)?(?!it\b|this\b|"
         r"that\b)\w+|"
-        r"\bin\s+general\b|\bat\s+a\s+high\s+level\b|\bgenerally\s+speaking\b|\bfor\s+(?:an?\s+)?(?:beginners?|"
+        r"\bto\s+(?:someone|somebody|a\s+person|people)\s+who\b|\blike\s+(?:i'?m|im|i\s+am)\s+(?:\d+|five|ten|"
+        r"a\s+(?:kid|child|beginner))\b|\bbest\s+way\s+to\s+learn\b|^\W*\w+\s+or\s+\w+(?:\s+and\s+why)?\W*$|"
+        r"\b(?:is|are)\s+\w+\s+(?:actually\s+|really\s+)?(?:faster|slower|better|worse|easier|harder|safer)\s+than\b|"
+        r"\bin\s+general\b|\bgenerally\s+speaking\b|\bfor\s+(?:an?\s+)?(?:beginners?|"
         r"kids?|children|teenagers?|dummies|non-?programmers|newbies|layman|laymen)\b|"
         r"\b(?:is|are)\s+\w+\s+or\s+\w+\s+(?:a\s+|the\s+)?(?:better|worse|faster|easier|harder|safer)\b|"
         r"\bdifference\s+between\s+(?!the\s+two\b|these\b|those\b|this\b|our\b|them\b)|"
@@ -125,7 +134,10 @@ _CUES: dict[str, str] = {
         r"\bforget\s+(?:everything|what\s+(?:i|we)|all\s+that)\b|\bremember\s+(?:my\s+name|that\s+i|me)\b|"
         r"\bwhat\s+did\s+i\s+(?:just\s+)?(?:say|ask|tell\s+you)\b|\bcan\s+you\s+remember\b|"
         r"\bclear\s+(?:the\s+)?(?:chat|conversation|history)\b|\bcontext\s+window\b|"
-        r"\bhow\s+many\s+(?:tokens|messages)\s+(?:have|did)\s+(?:we|i|you)\b|\bin\s+simple(?:r)?\s+terms\b"
+        r"\bhow\s+many\s+(?:tokens|messages)\s+(?:have|did)\s+(?:we|i|you)\b|\bfrom\s+here\s+on\b|"
+        r"\b(?:keep|make)\s+(?:your\s+|the\s+)?(?:answers?|replies|responses)\b|\bstop\s+apologi[sz]\w*|"
+        r"\b(?:new|change\s+(?:the\s+)?|different)\s+topic\b|\btake\s+a\s+break\b|\byou\s+win\b|"
+        r"\b(?:less|more)\s+(?:formal|casual|verbose|wordy|chatty)\b|\bstop\s+using\b"
     ),
 }
 _CUE_RES = {category: re.compile(pattern) for category, pattern in _CUES.items()}
@@ -136,8 +148,8 @@ _CUE_RES = {category: re.compile(pattern) for category, pattern in _CUES.items()
 # off-topic cue away, but "write a poem about a compiler" or "what does a CPU cache do" still goes to the
 # gate, where the evidence decides.
 _CODE_PUNCTUATION = re.compile(r"[{}\[\];=<>`]|=>|::|->|\w\(|\)\.|#\w|\$\w|\w\.\w+\(")
-_STRONG_CODE_WORDS = re.compile(
-    r"\b(?:code|codebase|coding|repo|repository|repos|function|functions|func|fn|method|methods|"
+_STRONG_WORDS = (
+    r"code|codebase|coding|repo|repository|repos|function|functions|func|fn|method|methods|"
     r"class|classes|module|modules|file|files|folder|directory|directories|variable|variables|var|"
     r"const|param|params|parameter|parameters|argument|arguments|args?|kwargs|return|returns|returned|"
     r"test|tests|testing|tested|spec|specs|fixture|fixtures|mock|mocks|assert\w*|bug|bugs|buggy|"
@@ -146,8 +158,9 @@ _STRONG_CODE_WORDS = re.compile(
     r"commits|branch|merge|diff|lint\w*|debug\w*|caller|callers|callee|callees|invok\w+|"
     r"config|configuration|deploy\w*|dependency|dependencies|deps|import|imports|plugin|plugins|"
     r"hook|hooks|helpers?|utils?|utilit(?:y|ies)|components?|widgets?|pipelines?|services?|rpcs?|"
-    r"changelog|readme|signature|overload\w*|subclass\w*|inherit\w*|instantiat\w*)\b"
+    r"startup|start-up|boot\w*|initiali[sz]\w*|shutdown|teardown|changelog|readme|signature|overload\w*|subclass\w*|inherit\w*|instantiat\w*"
 )
+_STRONG_CODE_WORDS = re.compile(rf"\b(?:{_STRONG_WORDS})\b")
 _TOPIC_WORDS = (
     r"source|type|types|typed|typing|interface|interfaces|struct|enum|generic|generics|error|errors|"
     r"api|apis|route|routes|routing|router|request|requests|response|responses|header|headers|cookie|"
@@ -166,8 +179,16 @@ _TOPIC_WORDS = (
     r"python|javascript|typescript|node|npm|pip|java|golang|rust|ruby|php|go\s+code"
 )
 _CODE_WORDS = re.compile(rf"\b(?:{_TOPIC_WORDS})\b")
+# What a writing request may ask for that is part of the code itself.
+_ARTEFACTS = re.compile(
+    r"\b(?:docstrings?|doc\s+comments?|comments?|commit\s+messages?|changelog|readme|release\s+notes|"
+    r"error\s+messages?|log\s+messages?|test\s+names?|i18n|l10n|locales?|translation\s+files?)\b"
+)
 # A topic word the prompt points at as a thing of this project ("the parser", "our cache", "the error
 # messages"), not a concept ("a compiler", "tokens", "python"): a strong sign.
+_DEFINITE_CODE = re.compile(
+    rf"\b(?:the|this|that|these|those|our|my)\s+(?:[\w'-]+\s+){{0,3}}(?:{_TOPIC_WORDS}|{_STRONG_WORDS})\b"
+)
 _DEFINITE_TOPIC = re.compile(rf"\b(?:the|this|that|these|those|our|my)\s+(?:[\w'-]+\s+)?(?:{_TOPIC_WORDS})\b")
 # "where/how (do) we <verb>": the team asking about its own code ("where we validate the input"),
 # not about the exchange ("where were we", "how are we doing", "how long have we been talking").
@@ -175,18 +196,19 @@ _TEAM_ASKS = re.compile(
     r"\b(?:where|how)\s+(?:(?:do|does|did|can|could|should|would)\s+)?we\s+"
     r"(?!(?:are|were|doing|be|been|have|had|talk\w*|discuss\w*|chat\w*|spoke|said|left|going)\b)[a-z]{3,}"
 )
+# How one asks about a program's behaviour ("what happens when the input is empty", "walk me through how
+# startup works"): with no other sign of code, one named word is enough evidence for such a prompt.
+_BEHAVIOUR_ASK = re.compile(
+    r"\bwhat\s+happens\s+(?:when|if|after|before|once|on)\b|\bwalk\s+(?:me\s+|us\s+)?through\b|"
+    r"\bstep\s+by\s+step\b|\bunder\s+the\s+hood\b|\bend\s+to\s+end\b"
+)
 _WORD = re.compile(r"[a-z][a-z']+")
 _DEICTIC = re.compile(r"\b(?:this|that|these|those|it|its|it's|here|above|below|same|again)\b")
 NO_CODE = "no sign of code"
 # Genres: the whole prompt is material for the writing asked for (see `gate`).
 GENRE_CATEGORIES = frozenset({"creative", "translation"})
-# About the exchange itself: the clause of the cue is no evidence, the prompt's other clauses are.
+# About the exchange itself: the cue's words are no evidence, the rest of the prompt is.
 EXCHANGE_CATEGORIES = frozenset({"assistant", "conversation", "small talk"})
-_CLAUSE_BREAK = re.compile(
-    r"(?<=[.!?;:])\s+|\n+|\s*[-–—]{1,2}\s+|,\s*(?=(?:and|but|so|then|now|also|or|anyway|btw|ok|okay|quick)\b)|"
-    r"\s+(?:and|but)\s+(?=(?:what|where|how|why|who|when|which|can|could|would|is|are|do|does|did|tell|show|"
-    r"explain)\b)"
-)
 # A cued prompt is kept when at least this share of its content words name something in the repo, or
 # when some top hit's embedding is at least this similar to the prompt's (cosine, all-MiniLM-L6-v2).
 COVERAGE = 0.5
@@ -210,10 +232,14 @@ def off_topic_cue(text: str, seeds: tuple[str, ...] | None = None, route: RouteN
     Besides the categories' cues, a lookup or flow prompt with no sign of code, nothing it points back
     to (`this`, `it`, `here`: the conversation's code) and words left to look for reads as "no sign of
     code": the evidence decides. `seeds` are the prompt's seeds when the caller has them already."""
-    if has_strong_code_signal(text, seeds):
-        return ""
     lowered = _lowered(text)
     category = next((c for c, pattern in _CUE_RES.items() if pattern.search(lowered)), "")
+    if category in GENRE_CATEGORIES:
+        return "" if _writes_about_code(text, seeds) else category
+    if has_strong_code_signal(text, seeds):
+        return ""
+    if category == "general knowledge" and (route is RouteName.ARCHITECTURE or _DEICTIC.search(lowered)):
+        return ""  # an architecture question, or one about the code under discussion
     if category:
         return category  # an explicit cue, even beside a programming topic word: the evidence decides
     if route in (RouteName.BUG, RouteName.ARCHITECTURE) or _CODE_WORDS.search(lowered):
@@ -221,6 +247,19 @@ def off_topic_cue(text: str, seeds: tuple[str, ...] | None = None, route: RouteN
     if route in (RouteName.LOOKUP, RouteName.FLOW) and not _DEICTIC.search(lowered) and content_stems(text):
         return NO_CODE
     return ""
+
+
+def _writes_about_code(text: str, seeds: tuple[str, ...] | None) -> bool:
+    """A writing or translation request about this code: it names code, points at a thing of the project
+    ("the parser", "this loop", "our error messages") or asks for a code artefact (a docstring, a
+    comment, a commit message). A bare programming word is the topic of the piece: "a sonnet about
+    merge conflicts", "a haiku about recursion"."""
+    if seeds is None:
+        seeds = extract_seeds(text)
+    if any(_code_shaped(seed) for seed in seeds) or _CODE_PUNCTUATION.search(text):
+        return True
+    lowered = _lowered(text)
+    return bool(_ARTEFACTS.search(lowered) or _DEFINITE_CODE.search(lowered) or _TEAM_ASKS.search(lowered))
 
 
 def has_code_signal(text: str, seeds: tuple[str, ...] | None = None) -> bool:
@@ -288,9 +327,9 @@ def gate(
     - a genre (creative writing, translation): none from search. The whole prompt is material for the
       piece asked for ("a poem about a compiler", a sentence to translate); a prompt that is about the
       code carries a strong sign of code and never reaches the gate.
-    - the exchange (the assistant, the conversation, small talk): the words of the *other* clauses, by
-      the top hits' names, qualified names and paths ("I'm so tired. How does the scheduler pick jobs?");
-      the cue's clause is about the exchange, so "in this session" says nothing about a `Session` class.
+    - the exchange (the assistant, the conversation, small talk): the words outside the cues, by the top
+      hits' names, qualified names and paths ("I'm so tired. How does the scheduler pick jobs?"); "in
+      this session" says nothing about a `Session` class.
     - general knowledge: every word, by names (a weather app keeps "show me the weather forecast").
     - no sign of code at all: every word, by names or by the hits' text.
     A word of a recalled memory's title or body always counts: the team wrote it about this repo. When
@@ -310,29 +349,22 @@ def gate(
     evidence = named_stems(hit_names) | text_stems(memory_texts)
     if route.off_topic == NO_CODE:
         evidence |= text_stems(hit_texts)
-    if route.off_topic in EXCHANGE_CATEGORIES:
-        stems = content_stems(" ".join(c for c in clauses(text) if not _cued(c)))
-    else:
-        stems = content_stems(text)
+    exchange = route.off_topic in EXCHANGE_CATEGORIES
+    stems = content_stems(_without_cues(text) if exchange else text)
+    if exchange:  # a bare topic word there is about the exchange ("your context window, in tokens")
+        stems = tuple(s for s in stems if not _CODE_WORDS.search(s))
     matched = tuple(s for s in stems if _names(s, evidence))
     if not matched:
         return GateVerdict(True, f"{route.off_topic}: no word of the prompt names anything in this repo")
     named = f"{route.off_topic} cue, the repo names {', '.join(matched)}"
+    if route.off_topic == NO_CODE and _BEHAVIOUR_ASK.search(_lowered(text)):
+        return GateVerdict(False, f"{named}, asked the way one asks about code", matched)
     similar = max(vector_scores, default=None)
     if similar is not None and similar >= SIMILAR:
         return GateVerdict(False, f"{named} and the code reads like the prompt ({similar:.2f})", matched)
     if len(matched) / len(stems) >= COVERAGE:
         return GateVerdict(False, f"{named}: {len(matched)} of its {len(stems)} words", matched)
     return GateVerdict(True, f"{named}, only {len(matched)} of its {len(stems)} words", matched)
-
-
-def clauses(text: str) -> list[str]:
-    """A prompt cut into its sentences and the asks joined to them ("…, and where is X", "… but how …")."""
-    return [c for c in _CLAUSE_BREAK.split(_lowered(text)) if c and c.strip()]
-
-
-def _cued(clause: str) -> bool:
-    return any(pattern.search(clause) for pattern in _CUE_RES.values())
 
 
 def text_stems(texts: Iterable[str], chars: int = TEXT_CHARS) -> frozenset[str]:
@@ -343,6 +375,17 @@ def text_stems(texts: Iterable[str], chars: int = TEXT_CHARS) -> frozenset[str]:
 def skipped(route: Route, verdict: GateVerdict) -> Route:
     """The route the gate turned into a skip."""
     return replace(route, name=RouteName.SKIP, seeds=(), reasons=(*route.reasons, verdict.reason))
+
+
+def _without_cues(text: str) -> str:
+    """The prompt without the words of any cue: "in this session" or "answer in french" says what the
+    prompt is about (the exchange), so the repo naming a `session` or an `answer` is no evidence."""
+    lowered = _lowered(text)
+    kept = list(lowered)
+    for pattern in _CUE_RES.values():
+        for match in pattern.finditer(lowered):
+            kept[match.start() : match.end()] = " " * (match.end() - match.start())
+    return "".join(kept)
 
 
 def _names(stem: str, named: frozenset[str]) -> bool:
