@@ -10,16 +10,10 @@ from dataclasses import replace
 import pytest
 
 from gateway.domain.routing import RouteName, classify
-from gateway.domain.routing.relevance import (
-    SIMILAR,
-    content_stems,
-    gate,
-    has_code_signal,
-    named_stems,
-    off_topic_cue,
-    skipped,
-)
+from gateway.domain.routing.cues import has_code_signal, off_topic_cue
+from gateway.domain.routing.relevance import SIMILAR, gate, named_stems, skipped
 from gateway.domain.routing.seeds import lookup_limit, specific_definitions
+from gateway.domain.routing.words import content_stems
 from gateway.tests.fakes import make_chunk
 from kit.domain import Chunk, ChunkKind
 

@@ -21,12 +21,14 @@ lends them its seeds (and leaves them seedless when there is none).
 
 Off-topic prompts that are not pure chat (about the assistant, creative writing, translation, general
 knowledge, small talk, instructions about the conversation, or simply no sign of code) are not skipped
-here: `classify` marks them `off_topic`, and the pipeline's relevance gate (`relevance.gate`) skips them
-only when the search hits it already has name nothing the prompt talks about.
+here: `classify` marks them `off_topic`, and the pipeline's relevance gate (`relevance.gate`) skips
+creative writing and translation requests, and the others when the search hits it already has name too
+little of what the prompt talks about.
 
 Modules: `route` (the verdict), `classifier` (entry point), `conversational` (chat and session commands),
 `intents` (route rules and scoring), `seeds` (names and paths; which names are specific in a repo),
-`relevance` (the off-topic gate), `words` (shared word sets).
+`cues` (off-topic cues and the signs of code that outrank them), `relevance` (the gate on the search
+evidence), `words` (shared word sets and stems).
 """
 
 from gateway.domain.routing.classifier import classify, resolve_follow_up

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from gateway.domain.routing.conversational import SLASH_COMMAND, classify_command, classify_conversational
+from gateway.domain.routing.cues import off_topic_cue
 from gateway.domain.routing.intents import score_intents
-from gateway.domain.routing.relevance import off_topic_cue
 from gateway.domain.routing.route import Route, RouteName
 from gateway.domain.routing.seeds import extract_seeds
 

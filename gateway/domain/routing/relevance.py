@@ -4,12 +4,17 @@ Two halves, both pure:
 
 - `off_topic_cue(text)` (prompt side, in `classify`): the category of an off-topic cue — about the
   assistant itself, creative writing, translation, general knowledge, small talk, chat about the
-  conversation — or "" when there is none, *or* when the prompt carries any sign of code (an
-  identifier, a path, code punctuation, a programming word). A cue alone never skips.
-- `gate(route, text, hits)` (evidence side, in the pipeline, on the search hits it already has): a cued
-  prompt skips only when none of its remaining content words names anything in the repo — no top hit's
-  name, qualified name or path shares a word stem with the prompt. A prompt about the code names the
-  code it is about; an off-topic one finds only unrelated chunks.
+  conversation — or "" when the prompt carries a strong sign of code: an identifier or path, code
+  punctuation, a word for an artefact of a codebase (function, test, bug, config…), a programming word
+  it points at as a thing of the project ("the parser", "this loop"), the team asking where or how it
+  does something. A bare programming word ("a compiler", "tokens", "python") keeps only a prompt
+  *without* a cue away. A cue alone never skips, except a genre's.
+- `gate(route, text, hits)` (evidence side, in the pipeline, on the search hits it already has): a
+  genre (creative writing, translation) skips — its words are material for the piece. Any other cued
+  prompt skips unless its content words name the repo's code well enough: half of them in the top
+  non-test hits' names, qualified names or paths, or some of them plus a hit whose embedding reads like
+  the prompt. One everyday word that some path happens to contain ("rules", "names", "run") is no
+  evidence: search found those chunks *by* that word.
 
 A false skip loses a real answer; a missed skip costs some tokens. So every doubt keeps the prompt.
 """
@@ -20,195 +25,24 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
+from gateway.domain.routing.cues import (
+    BEHAVIOUR_ASK,
+    CODE_WORDS,
+    EXCHANGE_CATEGORIES,
+    GENRE_CATEGORIES,
+    NO_CODE,
+    lower,
+    without_cues,
+)
 from gateway.domain.routing.route import Route, RouteName
-from gateway.domain.routing.seeds import extract_seeds
-from gateway.domain.routing.words import NOT_CONTENT
+from gateway.domain.routing.words import MIN_STEM, content_stems, stem
 from kit.text import code_words, split_identifier
 
-# The top hits whose names are read for evidence, and the shortest word stem that counts.
+# The top hits whose names are read for evidence.
 EVIDENCE_HITS = 10
-MIN_STEM = 3
 # How much of each hit's text is read when a prompt shows no sign of code at all.
 TEXT_CHARS = 2000
 
-_LANGUAGES = (
-    r"english|french|german|spanish|italian|portuguese|dutch|russian|chinese|mandarin|cantonese|japanese|"
-    r"korean|arabic|hindi|bengali|urdu|turkish|polish|swedish|norwegian|danish|finnish|greek|hebrew|latin|"
-    r"thai|vietnamese|indonesian|malay|swahili|czech|hungarian|romanian|ukrainian|persian|farsi|tagalog|"
-    r"irish|welsh|catalan|esperanto|klingon|pirate|shakespearean|emoji"
-)
-# Each category's cues, matched on the lowercased prompt. They only nominate a prompt for the gate.
-_CUES: dict[str, str] = {
-    "assistant": (
-        r"\b(?:who|what)\s+(?:are|r)\s+you\b|\bare\s+you\s+(?:an?\s+|really\s+|actually\s+)?(?:ai|bot|robot|"
-        r"human|real|sentient|conscious|alive|person|chatgpt|claude|gpt\w*|smart|happy|sad|tired|ok|okay)\b|"
-        r"\b(?:who|which\s+company)\s+(?:made|created|built|trained|developed|owns)\s+you\b|"
-        r"\b(?:what|which)\s+(?:model|version|llm|ai|kind\s+of\s+(?:ai|model|assistant))\s+(?:are|is)\s+(?:you|this)\b|"
-        r"\bwhat\s+(?:day|date|time|year|month)\s+(?:is\s+it|it\s+is)\b|"
-        r"\byour\s+(?:name|creator|maker|training\s+data|training|knowledge\s+cutoff|cutoff|favou?rite|"
-        r"opinion|opinions|feelings?|emotions?|age|birthday|hobb(?:y|ies)|personality|context\s+window|"
-        r"limitations|capabilities|weights|memory|own\s+\w+)\b|"
-        r"\bdo\s+you\s+(?:have\s+(?:feelings|emotions|a\s+(?:name|body|family|favou?rite))|feel|dream|sleep|"
-        r"get\s+tired|enjoy|like\s+(?:your|being|music|movies|me)|love|hate|believe\s+in|remember\s+me|"
-        r"ever\s+get)\b|\btell\s+me\s+about\s+yourself\b|\byourself\b|\bwhat\s+can\s+you\s+do\b|"
-        r"\bcan\s+you\s+(?:browse|see\s+images|access\s+the\s+internet|learn|feel|think)\b|"
-        r"\bhow\s+(?:were|are)\s+you\s+(?:trained|made|built|created)\b|\bare\s+you\s+better\s+than\b|"
-        r"\bhow\s+(?:do|does)\s+you\s+(?:work|think|learn|decide\s+what\s+to\s+say)\b|"
-        r"\bhow\s+(?:many|much)\s+\w+(?:\s+\w+)?\s+(?:can|do|could)\s+you\s+(?:read|handle|process|remember|"
-        r"take|see|hold)\b|\bdo\s+you\s+(?:see|read|learn|remember|store|keep)\b(?!\s+(?:the|this|that|these|"
-        r"any|where|how|why|what|which|if|whether)\b)|\bare\s+you\s+(?:running|hosted|online|offline|local)\b|"
-        r"\b(?:models?|assistants?|ais?|bots?|llms?)\s+like\s+(?:you|yourself)\b|\bare\s+you\s+(?:not\s+)?allowed\b|"
-        r"\b(?:can|could|do)\s+(?:you|u)\s+(?:see|read|view|open|understand)\s+(?:images?|pictures?|screenshots?|"
-        r"photos?|pdfs?|videos?|audio)\b|\b(?:anthropic|openai)\b|\bcan\s+(?:you|u)\s+browse\b"
-    ),
-    "creative": (
-        r"\b(?:poem|poems|poetry|haiku|haikus|sonnet|limerick|lyrics|joke|jokes|riddle|riddles|fairy\s*tale|"
-        r"(?:bedtime|short|horror|ghost|love|funny|scary|detective|fantasy|sci-?fi|children'?s)\s+(?:\w+\s+)?(?:story|stories)|love\s+letter|ballad|rhymes?|rhyming|fable|novel|screenplay|"
-        r"(?:a|the)\s+song|rap\s+(?:song|verse|battle)|pun|puns|toast\s+for|wedding\s+speech|eulogy|"
-        r"birthday\s+(?:message|card|wish)|slogan|tagline\s+for\s+my|story\s+about|tale\s+about)\b|"
-        r"\b(?:suggest|give\s+me|come\s+up\s+with|make\s+up|brainstorm|think\s+of)\s+(?:some\s+|a\s+few\s+|\d+\s+|"
-        r"(?:two|three|four|five|six|seven|eight|nine|ten)\s+)?(?:\w+\s+)?(?:names|ideas|titles|slogans|taglines|puns)\b|"
-        r"\b(?:a\s+)?good\s+name\s+for\s+(?:a|an|my)\b|\b(?:tweet|instagram\s+caption|linkedin\s+post|social\s+media\s+post)\b|"
-        r"\b(?:write|compose|draft|make\s+up|come\s+up\s+with)\s+(?:me\s+)?(?:an?\s+)?(?:\w+\s+)?"
-        r"(?:verse|stanza|essay|speech|letter|story|tale|song|script\s+for\s+a\s+(?:movie|play|video))\b"
-    ),
-    "translation": (
-        rf"\btranslat(?:e|es|ed|ing)\b|\bhow\s+(?:do\s+(?:you|i)|to|would\s+you|does\s+one)\s+say\b|"
-        rf"\b(?:in|into|to)\s+(?:{_LANGUAGES})\b|\bmean\s+in\s+(?:{_LANGUAGES})\b|\b(?:{_LANGUAGES})\s+for\b"
-    ),
-    "general knowledge": (
-        r"\bwhat(?:\s+is|'s|\s+was|\s+are)\s+the\s+(?:capital|population|currency|president|prime\s+minister|king|"
-        r"queen|tallest|largest|biggest|smallest|longest|highest|deepest|oldest|richest|fastest\s+animal|"
-        r"distance\s+(?:to|from|between)|boiling\s+point|melting\s+point|speed\s+of\s+(?:light|sound)|"
-        r"meaning\s+of\s+life|square\s+root|time\s+in|best\s+(?:movie|book|restaurant|place|way\s+to\s+"
-        r"(?:lose|cook|learn\s+(?:guitar|piano|a\s+language)))|difference\s+between\s+(?:a\s+)?(?:virus|"
-        r"alligator|crocodile|weather|climate))\b|"
-        r"\bwho\s+(?:wrote|painted|invented|discovered|founded|composed|directed|won|sang|killed|was\s+the\s+"
-        r"first|is\s+the\s+(?:president|king|queen|ceo|richest|best)|was\s+(?:napoleon|einstein|shakespeare|"
-        r"[a-z]+\s+the\s+great))\b|"
-        r"\bwhen\s+(?:did|was|were)\b.{0,60}\b(?:born|die|died|invented|founded|discovered|happen|end|fall|"
-        r"built|sink|land\s+on)\b|"
-        r"\bhow\s+(?:far|tall|old|heavy|big|deep|hot|cold)\s+(?:is|are|was|were)\s+(?:the\s+)?(?!it\b|this\b|"
-        r"that\b)\w+|"
-        r"\bto\s+(?:someone|somebody|a\s+person|people)\s+who\b|\blike\s+(?:i'?m|im|i\s+am)\s+(?:\d+|five|ten|"
-        r"a\s+(?:kid|child|beginner))\b|\bbest\s+way\s+to\s+learn\b|^\W*\w+\s+or\s+\w+(?:\s+and\s+why)?\W*$|"
-        r"\b(?:is|are)\s+\w+\s+(?:actually\s+|really\s+)?(?:faster|slower|better|worse|easier|harder|safer)\s+than\b|"
-        r"\bin\s+general\b|\bgenerally\s+speaking\b|\bfor\s+(?:an?\s+)?(?:beginners?|"
-        r"kids?|children|teenagers?|dummies|non-?programmers|newbies|layman|laymen)\b|"
-        r"\b(?:is|are)\s+\w+\s+or\s+\w+\s+(?:a\s+|the\s+)?(?:better|worse|faster|easier|harder|safer)\b|"
-        r"\bdifference\s+between\s+(?!the\s+two\b|these\b|those\b|this\b|our\b|them\b)|"
-        r"\b(?:recipe|recipes|ingredients|calories|vaccines?|vaccination|planets?|solar\s+system|universe|"
-        r"galaxy|black\s+holes?|photosynthesis|dinosaurs?|evolution\s+of\s+(?:man|humans|species)|"
-        r"world\s+war|roman\s+empire|olympics|football|soccer|basketball|baseball|tennis|movies?|films?|"
-        r"tv\s+shows?|netflix|celebrity|weather|forecast|horoscope|astrology|stock\s+market|mortgage|"
-        r"inflation|recession|election|elections|politics|religion|philosophy|meditation|diet|workout|"
-        r"vacation|holiday\s+destination|restaurants?|pizza|pasta|coffee\s+beans|wine|gardening|tomatoes|"
-        r"pregnan\w+|headache|symptoms\s+of|disease|the\s+sky|the\s+ocean|the\s+moon|the\s+sun|gravity|"
-        r"quantum\s+(?:physics|mechanics)|relativity|capital\s+of|population\s+of|history\s+of\s+(?:the\s+)?"
-        r"(?!this|the\s+(?:code|repo|file|project|function))\w+)\b"
-    ),
-    "small talk": (
-        r"\bhow(?:'s|\s+is|\s+was)\s+(?:your|ur)\s+(?:day|weekend|morning|evening|week|night|life)\b|"
-        r"\b(?:i'?m|i\s+am|i\s+feel|feeling)\s+(?:so\s+|really\s+|very\s+|kind\s+of\s+|a\s+bit\s+)?(?:tired|"
-        r"bored|sad|happy|hungry|sleepy|exhausted|stressed|lonely|excited|sick)\b|"
-        r"\bhave\s+a\s+(?:nice|good|great|lovely)\s+(?:day|evening|weekend|night|one|holiday)\b|"
-        r"\bhappy\s+(?:birthday|new\s+year|holidays|friday|thanksgiving|halloween)\b|\bmerry\s+christmas\b|"
-        r"\b(?:nice|good|pleased)\s+to\s+meet\s+you\b|\bweekend\s+plans\b|\bany\s+plans\s+for\b|"
-        r"\bfavou?rite\s+(?:colou?r|food|movie|song|book|animal|band|season|sport|place)\b|"
-        r"\btell\s+me\s+something\s+(?:interesting|fun|funny|nice|random)\b|\bfun\s+fact\b|"
-        r"\bwhat'?s\s+up\b|\bhow'?s\s+it\s+going\b|\bwhat\s+(?:should|shall)\s+i\s+(?:eat|cook|watch|read|wear)\b|"
-        r"\bcan\s+we\s+(?:chat|talk)\s+about\s+(?:something|anything)\b|\bi\s+(?:love|like|hate)\s+(?:you|mondays)\b|"
-        r"^\W*(?:lol|lmao|rofl|haha\w*|hehe\w*)\b|\bhilarious\b|"
-        r"^\W*(?:that'?s|this\s+is)\s+(?:so\s+|really\s+|pretty\s+)?(?:funny|amazing|awesome|cool|wild|crazy|sad|"
-        r"nice|great|lovely|brilliant|impressive)\W*$"
-    ),
-    "conversation": (
-        rf"\b(?:answer|reply|respond|talk|speak|write|explain)\s+(?:to\s+me\s+)?(?:only\s+)?in\s+(?:{_LANGUAGES})\b|"
-        r"\bfrom\s+now\s+on\b|\b(?:your|the)\s+(?:answers?|replies|responses|tone|explanations?)\b|"
-        r"\b(?:what|everything|anything)\s+(?:did\s+)?we\s+(?:talk(?:ed)?|discuss(?:ed)?|did|covered|were\s+doing|"
-        r"decided|said|spoke)\b|\b(?:our|this|the|last|previous|earlier)\s+(?:conversation|chat|discussion)\b|"
-        r"\b(?:in|during)\s+this\s+session\b|\bthis\s+session\s+(?:so\s+far|been)\b|"
-        r"\bhow\s+long\s+(?:has|have)\s+(?:this|we|you)\b|\bso\s+far\s+(?:today|in\s+this)\b|"
-        r"\b(?:be|sound)\s+(?:more\s+|less\s+)?(?:concise|formal|casual|friendly|polite|brief|verbose|funny)\b|"
-        r"\bstop\s+(?:using|adding|with\s+the)\s+(?:emojis?|bullet\s+points|markdown|apolog\w+)\b|"
-        r"\bforget\s+(?:everything|what\s+(?:i|we)|all\s+that)\b|\bremember\s+(?:my\s+name|that\s+i|me)\b|"
-        r"\bwhat\s+did\s+i\s+(?:just\s+)?(?:say|ask|tell\s+you)\b|\bcan\s+you\s+remember\b|"
-        r"\bclear\s+(?:the\s+)?(?:chat|conversation|history)\b|\bcontext\s+window\b|"
-        r"\bhow\s+many\s+(?:tokens|messages)\s+(?:have|did)\s+(?:we|i|you)\b|\bfrom\s+here\s+on\b|"
-        r"\b(?:keep|make)\s+(?:your\s+|the\s+)?(?:answers?|replies|responses)\b|\bstop\s+apologi[sz]\w*|"
-        r"\b(?:new|change\s+(?:the\s+)?|different)\s+topic\b|\btake\s+a\s+break\b|\byou\s+win\b|"
-        r"\b(?:less|more)\s+(?:formal|casual|verbose|wordy|chatty)\b|\bstop\s+using\b"
-    ),
-}
-_CUE_RES = {category: re.compile(pattern) for category, pattern in _CUES.items()}
-
-# Signs of code in the prompt itself. Strong ones (punctuation, identifiers, words for the artefacts of a
-# codebase and the work on it) keep a prompt away from the gate whatever else it says; a programming
-# topic word alone (`cache`, `compiler`, `tokens`, `python`) is weak: it keeps a prompt without an
-# off-topic cue away, but "write a poem about a compiler" or "what does a CPU cache do" still goes to the
-# gate, where the evidence decides.
-_CODE_PUNCTUATION = re.compile(r"[{}\[\];=<>`]|=>|::|->|\w\(|\)\.|#\w|\$\w|\w\.\w+\(")
-_STRONG_WORDS = (
-    r"code|codebase|coding|repo|repository|repos|function|functions|func|fn|method|methods|"
-    r"class|classes|module|modules|file|files|folder|directory|directories|variable|variables|var|"
-    r"const|param|params|parameter|parameters|argument|arguments|args?|kwargs|return|returns|returned|"
-    r"test|tests|testing|tested|spec|specs|fixture|fixtures|mock|mocks|assert\w*|bug|bugs|buggy|"
-    r"traceback|stacktrace|crash\w*|fail\w*|broken|exception|exceptions|endpoint\w*|handler|handlers|"
-    r"middleware|callback|callbacks|constructor|docstrings?|implement\w*|refactor\w*|rename|commit|"
-    r"commits|branch|merge|diff|lint\w*|debug\w*|caller|callers|callee|callees|invok\w+|"
-    r"config|configuration|deploy\w*|dependency|dependencies|deps|import|imports|plugin|plugins|"
-    r"hook|hooks|helpers?|utils?|utilit(?:y|ies)|components?|widgets?|pipelines?|services?|rpcs?|"
-    r"startup|start-up|boot\w*|initiali[sz]\w*|shutdown|teardown|changelog|readme|signature|overload\w*|subclass\w*|inherit\w*|instantiat\w*"
-)
-_STRONG_CODE_WORDS = re.compile(rf"\b(?:{_STRONG_WORDS})\b")
-_TOPIC_WORDS = (
-    r"source|type|types|typed|typing|interface|interfaces|struct|enum|generic|generics|error|errors|"
-    r"api|apis|route|routes|routing|router|request|requests|response|responses|header|headers|cookie|"
-    r"cookies|server|client|query|queries|database|db|sql|schema|cache|caching|cached|settings?|option|"
-    r"options|flag|flags|env|build|builds|compile\w*|install\w*|export|exports|library|libraries|lib|"
-    r"promise|promises|async|await|sync|thread|threads|process|processes|event|events|listener|"
-    r"listeners|stream|streams|buffer|parser|parsing|parse|serializ\w+|deserializ\w+|json|yaml|xml|csv|"
-    r"html|css|http|https|url|urls|cli|command|commands|script|scripts|log|logs|logging|logger|grpc|"
-    r"protos?|protobuf|stubs?|docker\w*|calls?|symbols?|signals?|sigterm|sigint|metadata|tables?|"
-    r"columns?|templates?|views?|regex|string|strings|array|arrays|list|dict|object|objects|instance|"
-    r"property|properties|attribute|attributes|field|fields|key|keys|index|indexing|loop|recursion|"
-    r"algorithm|performance|timeout|retry|retries|queue|worker|token|tokens|auth|authentication|login|"
-    r"permission|permissions|operator|operators|observable|decorator|closure|iterator|generator|lambda|"
-    r"null|undefined|none|nil|boolean|integer|int|float|bytes|encoding|unicode|utf-?8|locale|i18n|l10n|"
-    r"ui|ux|frontend|backend|app|application|framework|sdk|version|versions|release|docs|documentation|"
-    r"python|javascript|typescript|node|npm|pip|java|golang|rust|ruby|php|go\s+code"
-)
-_CODE_WORDS = re.compile(rf"\b(?:{_TOPIC_WORDS})\b")
-# What a writing request may ask for that is part of the code itself.
-_ARTEFACTS = re.compile(
-    r"\b(?:docstrings?|doc\s+comments?|comments?|commit\s+messages?|changelog|readme|release\s+notes|"
-    r"error\s+messages?|log\s+messages?|test\s+names?|i18n|l10n|locales?|translation\s+files?)\b"
-)
-# A topic word the prompt points at as a thing of this project ("the parser", "our cache", "the error
-# messages"), not a concept ("a compiler", "tokens", "python"): a strong sign.
-_DEFINITE_CODE = re.compile(
-    rf"\b(?:the|this|that|these|those|our|my)\s+(?:[\w'-]+\s+){{0,3}}(?:{_TOPIC_WORDS}|{_STRONG_WORDS})\b"
-)
-_DEFINITE_TOPIC = re.compile(rf"\b(?:the|this|that|these|those|our|my)\s+(?:[\w'-]+\s+)?(?:{_TOPIC_WORDS})\b")
-# "where/how (do) we <verb>": the team asking about its own code ("where we validate the input"),
-# not about the exchange ("where were we", "how are we doing", "how long have we been talking").
-_TEAM_ASKS = re.compile(
-    r"\b(?:where|how)\s+(?:(?:do|does|did|can|could|should|would)\s+)?we\s+"
-    r"(?!(?:are|were|doing|be|been|have|had|talk\w*|discuss\w*|chat\w*|spoke|said|left|going)\b)[a-z]{3,}"
-)
-# How one asks about a program's behaviour ("what happens when the input is empty", "walk me through how
-# startup works"): with no other sign of code, one named word is enough evidence for such a prompt.
-_BEHAVIOUR_ASK = re.compile(
-    r"\bwhat\s+happens\s+(?:when|if|after|before|once|on)\b|\bwalk\s+(?:me\s+|us\s+)?through\b|"
-    r"\bstep\s+by\s+step\b|\bunder\s+the\s+hood\b|\bend\s+to\s+end\b"
-)
-_WORD = re.compile(r"[a-z][a-z']+")
-_DEICTIC = re.compile(r"\b(?:this|that|these|those|it|its|it's|here|above|below|same|again)\b")
-NO_CODE = "no sign of code"
-# Genres: the whole prompt is material for the writing asked for (see `gate`).
-GENRE_CATEGORIES = frozenset({"creative", "translation"})
-# About the exchange itself: the cue's words are no evidence, the rest of the prompt is.
-EXCHANGE_CATEGORIES = frozenset({"assistant", "conversation", "small talk"})
 # A cued prompt is kept when at least this share of its content words name something in the repo, or
 # when some top hit's embedding is at least this similar to the prompt's (cosine, all-MiniLM-L6-v2).
 COVERAGE = 0.5
@@ -226,89 +60,12 @@ class GateVerdict:
     matched: tuple[str, ...] = ()
 
 
-def off_topic_cue(text: str, seeds: tuple[str, ...] | None = None, route: RouteName | None = None) -> str:
-    """The off-topic category a prompt reads as, or "" (any sign of code in it, or no cue at all).
-
-    Besides the categories' cues, a lookup or flow prompt with no sign of code, nothing it points back
-    to (`this`, `it`, `here`: the conversation's code) and words left to look for reads as "no sign of
-    code": the evidence decides. `seeds` are the prompt's seeds when the caller has them already."""
-    lowered = _lowered(text)
-    category = next((c for c, pattern in _CUE_RES.items() if pattern.search(lowered)), "")
-    if category in GENRE_CATEGORIES:
-        return "" if _writes_about_code(text, seeds) else category
-    if has_strong_code_signal(text, seeds):
-        return ""
-    if category == "general knowledge" and (route is RouteName.ARCHITECTURE or _DEICTIC.search(lowered)):
-        return ""  # an architecture question, or one about the code under discussion
-    if category:
-        return category  # an explicit cue, even beside a programming topic word: the evidence decides
-    if route in (RouteName.BUG, RouteName.ARCHITECTURE) or _CODE_WORDS.search(lowered):
-        return ""  # a bug report or an architecture question is about the code whatever its words
-    if route in (RouteName.LOOKUP, RouteName.FLOW) and not _DEICTIC.search(lowered) and content_stems(text):
-        return NO_CODE
-    return ""
-
-
-def _writes_about_code(text: str, seeds: tuple[str, ...] | None) -> bool:
-    """A writing or translation request about this code: it names code, points at a thing of the project
-    ("the parser", "this loop", "our error messages") or asks for a code artefact (a docstring, a
-    comment, a commit message). A bare programming word is the topic of the piece: "a sonnet about
-    merge conflicts", "a haiku about recursion"."""
-    if seeds is None:
-        seeds = extract_seeds(text)
-    if any(_code_shaped(seed) for seed in seeds) or _CODE_PUNCTUATION.search(text):
-        return True
-    lowered = _lowered(text)
-    return bool(_ARTEFACTS.search(lowered) or _DEFINITE_CODE.search(lowered) or _TEAM_ASKS.search(lowered))
-
-
-def has_code_signal(text: str, seeds: tuple[str, ...] | None = None) -> bool:
-    """Any sign of code: a strong one (`has_strong_code_signal`) or a programming topic word."""
-    return has_strong_code_signal(text, seeds) or bool(_CODE_WORDS.search(_lowered(text)))
-
-
-def has_strong_code_signal(text: str, seeds: tuple[str, ...] | None = None) -> bool:
-    """An identifier or path, code punctuation, a word for an artefact of a codebase or the work on it
-    (function, test, bug, refactor, config…), or the team asking where or how it does something. A
-    quoted everyday word (`"Schadenfreude"`) is material to translate or explain, not a name."""
-    if seeds is None:
-        seeds = extract_seeds(text)
-    if any(_code_shaped(seed) for seed in seeds) or _CODE_PUNCTUATION.search(text):
-        return True
-    lowered = _lowered(text)
-    return bool(
-        _STRONG_CODE_WORDS.search(lowered) or _DEFINITE_TOPIC.search(lowered) or _TEAM_ASKS.search(lowered)
-    )
-
-
-def _code_shaped(seed: str) -> bool:
-    """A seed written the way only code is: with `_`, `.`, `/`, `::`, `$`, digits or inner capitals."""
-    return not (seed.isalpha() and (seed.islower() or seed.isupper() or seed[1:].islower()))
-
-
-def _lowered(text: str) -> str:
-    return text.lower().replace("’", "'")
-
-
-def content_stems(text: str) -> tuple[str, ...]:
-    """The stems of a prompt's words that could name something in a repo (no function or generic words)."""
-    stems: dict[str, None] = {}
-    for word in _WORD.findall(text.lower().replace("’", "'")):
-        word = word.strip("'")
-        if word in NOT_CONTENT:
-            continue
-        stem = _stem(word)
-        if len(stem) >= MIN_STEM:
-            stems.setdefault(stem, None)
-    return tuple(stems)
-
-
 def named_stems(names: Iterable[str]) -> frozenset[str]:
     """The stems of every identifier part of names, qualified names and paths."""
     found: set[str] = set()
     for name in names:
         for piece in re.split(r"[^A-Za-z0-9_$]+", name):
-            found.update(_stem(part) for part in split_identifier(piece) if len(part) >= MIN_STEM)
+            found.update(stem(part) for part in split_identifier(piece) if len(part) >= MIN_STEM)
     return frozenset(found)
 
 
@@ -350,14 +107,14 @@ def gate(
     if route.off_topic == NO_CODE:
         evidence |= text_stems(hit_texts)
     exchange = route.off_topic in EXCHANGE_CATEGORIES
-    stems = content_stems(_without_cues(text) if exchange else text)
+    stems = content_stems(without_cues(text) if exchange else text)
     if exchange:  # a bare topic word there is about the exchange ("your context window, in tokens")
-        stems = tuple(s for s in stems if not _CODE_WORDS.search(s))
+        stems = tuple(s for s in stems if not CODE_WORDS.search(s))
     matched = tuple(s for s in stems if _names(s, evidence))
     if not matched:
         return GateVerdict(True, f"{route.off_topic}: no word of the prompt names anything in this repo")
     named = f"{route.off_topic} cue, the repo names {', '.join(matched)}"
-    if route.off_topic == NO_CODE and _BEHAVIOUR_ASK.search(_lowered(text)):
+    if route.off_topic == NO_CODE and BEHAVIOUR_ASK.search(lower(text)):
         return GateVerdict(False, f"{named}, asked the way one asks about code", matched)
     similar = max(vector_scores, default=None)
     if similar is not None and similar >= SIMILAR:
@@ -369,23 +126,12 @@ def gate(
 
 def text_stems(texts: Iterable[str], chars: int = TEXT_CHARS) -> frozenset[str]:
     """The stems of every word (and identifier part) in the head of each text."""
-    return frozenset(_stem(w) for text in texts for w in code_words(text[:chars]) if len(w) >= MIN_STEM)
+    return frozenset(stem(w) for text in texts for w in code_words(text[:chars]) if len(w) >= MIN_STEM)
 
 
 def skipped(route: Route, verdict: GateVerdict) -> Route:
     """The route the gate turned into a skip."""
     return replace(route, name=RouteName.SKIP, seeds=(), reasons=(*route.reasons, verdict.reason))
-
-
-def _without_cues(text: str) -> str:
-    """The prompt without the words of any cue: "in this session" or "answer in french" says what the
-    prompt is about (the exchange), so the repo naming a `session` or an `answer` is no evidence."""
-    lowered = _lowered(text)
-    kept = list(lowered)
-    for pattern in _CUE_RES.values():
-        for match in pattern.finditer(lowered):
-            kept[match.start() : match.end()] = " " * (match.end() - match.start())
-    return "".join(kept)
 
 
 def _names(stem: str, named: frozenset[str]) -> bool:
@@ -395,14 +141,3 @@ def _names(stem: str, named: frozenset[str]) -> bool:
 def _prefixes(stem: str, name: str) -> bool:
     shorter, longer = (stem, name) if len(stem) <= len(name) else (name, stem)
     return len(shorter) >= MIN_PREFIX and longer.startswith(shorter)
-
-
-def _stem(word: str) -> str:
-    """A crude English stem, enough to match `retries` with `retry` and `scheduled` with `schedule`."""
-    word = word.lower()
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    for suffix in ("ing", "ers", "er", "ed", "es", "s", "e"):
-        if len(word) - len(suffix) >= 3 and word.endswith(suffix):
-            return word[: -len(suffix)]
-    return word

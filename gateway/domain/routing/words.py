@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 
 def words(text: str) -> frozenset[str]:
     return frozenset(text.split())
@@ -30,3 +32,31 @@ GENERIC_WORDS = words(
 )
 # Neither a function word nor an everyday one: what is left of a prompt may name something.
 NOT_CONTENT = WORD_STOP | GENERIC_WORDS
+
+# The shortest word stem that can name something.
+MIN_STEM = 3
+_WORD = re.compile(r"[a-z][a-z']+")
+
+
+def content_stems(text: str) -> tuple[str, ...]:
+    """The stems of a prompt's words that could name something in a repo (no function or generic words)."""
+    stems: dict[str, None] = {}
+    for word in _WORD.findall(text.lower().replace("’", "'")):
+        word = word.strip("'")
+        if word in NOT_CONTENT:
+            continue
+        root = stem(word)
+        if len(root) >= MIN_STEM:
+            stems.setdefault(root, None)
+    return tuple(stems)
+
+
+def stem(word: str) -> str:
+    """A crude English stem, enough to match `retries` with `retry` and `scheduled` with `schedule`."""
+    word = word.lower()
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    for suffix in ("ing", "ers", "er", "ed", "es", "s", "e"):
+        if len(word) - len(suffix) >= 3 and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
