@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from gateway.domain.assembly import relative_path
 from kit.domain import Chunk, Import, Symbol
+from kit.paths import TEST_DIRS, is_test_path
 
 MAX_CHARS = 2_000
 # A style is only reported for a language with at least this many classifiable names of a kind.
@@ -28,7 +29,6 @@ _EXTENSION_LANGUAGES = {
 }  # fmt: skip
 _FUNCTION_KINDS = frozenset({"function", "method"})
 _TYPE_KINDS = frozenset({"class", "interface", "enum", "type"})
-_TEST_DIRS = frozenset({"tests", "test", "__tests__", "spec", "specs", "e2e", "integration_tests", "testing"})
 _TEST_FILE_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("test_*.py", re.compile(r"^test_.*\.py$")),
     ("*_test.py", re.compile(r"^.*_test\.py$")),
@@ -182,13 +182,6 @@ def _naming_line(definitions: Sequence[Definition]) -> str:
 # Tests
 
 
-def is_test_path(path: str) -> bool:
-    parts = path.split("/")
-    return any(p in _TEST_DIRS for p in parts[:-1]) or any(
-        pattern.match(parts[-1]) for _, pattern in _TEST_FILE_PATTERNS
-    )
-
-
 def _tests_line(files: Sequence[str], definitions: Sequence[Definition], imports: Sequence[Import]) -> str:
     test_files = {p for p in files if is_test_path(p) and _language_of(p)}
     test_files.update(relative_path(d.path) for d in definitions if getattr(d, "is_test", False) and d.path)
@@ -198,7 +191,7 @@ def _tests_line(files: Sequence[str], definitions: Sequence[Definition], imports
     colocated = 0
     for path in test_files:
         parts = path.split("/")
-        index = next((i for i, p in enumerate(parts[:-1]) if p in _TEST_DIRS), None)
+        index = next((i for i, p in enumerate(parts[:-1]) if p.lower() in TEST_DIRS), None)
         if index is None:
             colocated += 1
         else:

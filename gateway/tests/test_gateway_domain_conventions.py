@@ -2,11 +2,11 @@ from gateway.domain.conventions import (
     MAX_CHARS,
     DefinedName,
     RepoProfile,
-    is_test_path,
     name_style,
     summarize_conventions,
 )
 from kit.domain import Chunk, ChunkKind, Import, Symbol
+from kit.paths import is_test_path
 
 
 def test_name_styles():

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from services.indexer.domain.ids import chunk_id, content_hash
     from services.indexer.domain.imports import FileIndex, read_go_module, resolve_imports
-    from services.indexer.domain.languages import detect_language, is_test_path
+    from services.indexer.domain.languages import detect_language
     from services.indexer.domain.parsing import ParsedFile, parse_file
 
 _EXPORTS = {
@@ -23,7 +23,6 @@ _EXPORTS = {
     "read_go_module": "imports",
     "resolve_imports": "imports",
     "detect_language": "languages",
-    "is_test_path": "languages",
     "ParsedFile": "parsing",
     "parse_file": "parsing",
 }
@@ -34,7 +33,6 @@ __all__ = [
     "chunk_id",
     "content_hash",
     "detect_language",
-    "is_test_path",
     "parse_file",
     "read_go_module",
     "resolve_imports",

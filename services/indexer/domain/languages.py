@@ -6,8 +6,6 @@ Language names are tree-sitter-language-pack grammar names, so a detected name c
 
 from __future__ import annotations
 
-import re
-
 # Languages with a query file in services/indexer/queries/: definitions, calls and imports are extracted.
 CODE_LANGUAGES: frozenset[str] = frozenset(
     {
@@ -128,35 +126,3 @@ def detect_language(path: str) -> str | None:
     if dot < 0:
         return None
     return _BY_EXTENSION.get(lowered[dot:])
-
-
-_TEST_DIRS: frozenset[str] = frozenset(
-    {"test", "tests", "__tests__", "spec", "specs", "testdata", "__mocks__"}
-)
-_TEST_FILE = re.compile(
-    r"""(
-        ^test_.+\.py$ | .+_test\.py$ | ^conftest\.py$
-      | .+_test\.go$
-      | .+\.(test|spec)\.(ts|tsx|js|jsx|mjs|cjs|mts|cts)$
-      | .+(Test|Tests|IT|Spec)\.(java|kt|kts|scala|cs|php|swift)$
-      | .+_(spec|test)\.rb$ | ^test_.+\.rb$
-      | .+_test\.rs$
-      | .+[_.](spec|test)\.lua$
-      | .+\.bats$ | ^test_.+\.sh$ | .+_test\.sh$
-      | .+_test\.(c|cc|cpp|cxx)$ | ^test_.+\.(c|cc|cpp|cxx)$
-      | .+_test\.zig$
-    )""",
-    re.VERBOSE,
-)
-
-
-def is_test_path(path: str) -> bool:
-    """True for test code: files under a tests/ (spec/, __tests__/ …) folder or named like a test.
-
-    Covers the conventions of the indexed languages: `tests/x.py`, `test_x.py`, `x_test.go`,
-    `x.spec.ts`, `XTest.java`, `x_spec.rb`, `conftest.py` …
-    """
-    parts = path.replace("\\", "/").split("/")
-    if any(part.lower() in _TEST_DIRS for part in parts[:-1]):
-        return True
-    return bool(_TEST_FILE.match(parts[-1]))

@@ -60,8 +60,9 @@ from tree_sitter import Language, Node, Parser, Query, QueryCursor, Tree
 from tree_sitter_language_pack import get_language
 
 from kit.domain import CallSite, Chunk, ChunkKind, Import
+from kit.paths import is_test_path
 from services.indexer.domain.ids import chunk_id, content_hash
-from services.indexer.domain.languages import LANGUAGE_ALIASES, TEXT_LANGUAGES, detect_language, is_test_path
+from services.indexer.domain.languages import LANGUAGE_ALIASES, TEXT_LANGUAGES, detect_language
 
 QUERY_DIR = Path(__file__).resolve().parent.parent / "queries"
 

@@ -8,7 +8,8 @@ import textwrap
 import pytest
 
 from kit.domain import ChunkKind
-from services.indexer.domain.languages import CODE_LANGUAGES, detect_language, is_test_path
+from kit.paths import is_test_path
+from services.indexer.domain.languages import CODE_LANGUAGES, detect_language
 from services.indexer.domain.parsing import QUERY_DIR, parse_file
 
 K = ChunkKind
@@ -312,6 +313,8 @@ def test_detect_language(path: str, language: str | None):
         "Tests/OrderServiceTests.cs",
         "crates/engine/tests/integration.rs",
         "testdata/sample.json",
+        "testing/python/raises.py",
+        "e2e/login.ts",
     ],
 )
 def test_test_paths_are_recognised(path: str):
