@@ -370,3 +370,20 @@ def test_code_that_reads_like_the_prompt_keeps_it_with_few_words_named() -> None
     assert gate(route, prompt, RULES_HITS, vector_scores=[0.1, SIMILAR - 0.05]).skip
     # similarity alone, with no word named, is no evidence: an embedding finds something for anything
     assert gate(route, prompt, ["Board.render"], vector_scores=[0.9]).skip
+
+
+def test_overlapping_cues_are_all_left_out_of_the_evidence() -> None:
+    prompt = "what are you not allowed to help with?"
+    route = classify(prompt)
+    assert route.off_topic == "assistant"
+    assert gate(route, prompt, ["allowed_hosts", "src/allow.py"]).skip
+
+
+def test_similar_code_does_not_vouch_for_a_long_prompt_that_names_a_few_words_by_chance() -> None:
+    prompt = (
+        "out of curiosity, how do large language models like you pick the next word when writing whole "
+        "sentences, thinking about grammar, tone and meaning, and deciding when to stop?"
+    )
+    route = classify(prompt)
+    assert route.off_topic
+    assert gate(route, prompt, ["next_word", "src/words.py"], vector_scores=[0.6]).skip

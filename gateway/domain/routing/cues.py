@@ -232,7 +232,7 @@ def has_code_signal(text: str, seeds: tuple[str, ...] | None = None) -> bool:
 def has_strong_code_signal(text: str, seeds: tuple[str, ...] | None = None) -> bool:
     """An identifier or path, code punctuation, a word for an artefact of a codebase or the work on it
     (function, test, bug, refactor, config…), or the team asking where or how it does something. A
-    quoted everyday word (`"Schadenfreude"`) is material to translate or explain, not a name."""
+    quoted everyday word is material to translate or explain, not a name."""
     if seeds is None:
         seeds = extract_seeds(text)
     if any(_code_shaped(seed) for seed in seeds) or _CODE_PUNCTUATION.search(text):
@@ -257,7 +257,9 @@ def without_cues(text: str) -> str:
     prompt is about (the exchange), so the repo naming a `session` or an `answer` is no evidence."""
     lowered = lower(text)
     kept = list(lowered)
-    for pattern in _CUE_RES.values():
-        for match in pattern.finditer(lowered):
+    for pattern in _CUE_RES.values():  # overlapping cues too: "what are you not allowed to…"
+        match = pattern.search(lowered)
+        while match:
             kept[match.start() : match.end()] = " " * (match.end() - match.start())
+            match = pattern.search(lowered, match.start() + 1)
     return "".join(kept)

@@ -47,6 +47,9 @@ TEXT_CHARS = 2000
 # when some top hit's embedding is at least this similar to the prompt's (cosine, all-MiniLM-L6-v2).
 COVERAGE = 0.5
 SIMILAR = 0.4
+SIMILAR_COVERAGE = (
+    0.25  # ...with at least this share of its words named (a long prompt names a few by chance)
+)
 # Stems at least this long also match a longer name they begin (`approximat` ~ `approx`).
 MIN_PREFIX = 5
 
@@ -117,7 +120,7 @@ def gate(
     if route.off_topic == NO_CODE and BEHAVIOUR_ASK.search(lower(text)):
         return GateVerdict(False, f"{named}, asked the way one asks about code", matched)
     similar = max(vector_scores, default=None)
-    if similar is not None and similar >= SIMILAR:
+    if similar is not None and similar >= SIMILAR and len(matched) / len(stems) >= SIMILAR_COVERAGE:
         return GateVerdict(False, f"{named} and the code reads like the prompt ({similar:.2f})", matched)
     if len(matched) / len(stems) >= COVERAGE:
         return GateVerdict(False, f"{named}: {len(matched)} of its {len(stems)} words", matched)
