@@ -35,6 +35,7 @@ from services.search.domain.model import (
     SearchResult,
     StoreUnavailable,
     SymbolMatch,
+    TestFilter,
     Vector,
     VectorEntry,
 )
@@ -219,11 +220,23 @@ class SearchEngine:
         light = self.keyword.get_chunks(repo, list(signals), with_content=False)
         votes = self.feedback_store.votes(repo, list(signals)) if self.feedback_store is not None else {}
         hits = rank(
-            signals, {c.id: c for c in light if filters.accepts_chunk(c)}, QueryIntent.of(query), limit, votes
+            signals,
+            {c.id: c for c in light if filters.accepts_chunk(c)},
+            self._intent(query, repo),
+            limit,
+            votes,
         )
         full = {c.id: c for c in self.keyword.get_chunks(repo, [h.chunk.id for h in hits])}
         hits = [replace(h, chunk=full[h.chunk.id]) for h in hits if h.chunk.id in full]
         return SearchResult(hits=hits, partial=partial)
+
+    def _intent(self, query: str, repo: str) -> QueryIntent:
+        """The query's intent, with its test words checked against what the repo's own code talks about."""
+        intent = QueryIntent.of(query)
+        implementation = SearchFilters(tests=TestFilter.EXCLUDE)
+        return intent.in_repo(
+            {w: self.keyword.document_share(repo, w, implementation) for w in intent.subject_words()}
+        )
 
     def _backlog(self, repo: str) -> int:
         """The repo's backlog, cached briefly: it is checked on every search, and only flags `partial`."""

@@ -43,6 +43,11 @@ class KeywordIndex(Protocol):
         """Chunks matching any of `words` (plain lowercase words, never query syntax), best first."""
         ...
 
+    def document_share(self, repo: str, word: str, filters: SearchFilters) -> float:
+        """The share (0..1) of the repo's chunks passing `filters` that match `word` (a plain word as
+        `search` takes it); 0 for an empty repo. May be cached for minutes: ranking uses it as a rate."""
+        ...
+
     def get_chunks(self, repo: str, ids: Sequence[str], with_content: bool = True) -> list[Chunk]:
         """The chunks that exist among `ids`, in any order; `content` empty unless `with_content`."""
         ...

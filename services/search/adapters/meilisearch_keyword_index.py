@@ -178,6 +178,7 @@ class MeilisearchKeywordIndex:
         self._df_absent: dict[str, dict[str, float]] = {}
         self._df_generation: dict[str, int] = {}  # bumped by each forget: a count taken before is not cached
         self._df_lock = threading.Lock()
+        self._share_cache: dict[tuple[str, str, SearchFilters], tuple[float, float]] = {}
 
     def _cached_frequency(self, repo: str, word: str, now: float) -> int | None:
         hit = self._df_cache.get(repo, {}).get(word)
@@ -194,6 +195,8 @@ class MeilisearchKeywordIndex:
             self._df_absent.pop(repo, None)
             if not absent_only:
                 self._df_cache.pop(repo, None)
+                for key in [k for k in self._share_cache if k[0] == repo]:
+                    del self._share_cache[key]
 
     def _repo_frequencies(self, repo: str, words: Sequence[str]) -> dict[str, int]:
         """How many of the repo's chunks match each word (not the whole index's); zeros are cached too."""
@@ -340,6 +343,29 @@ class MeilisearchKeywordIndex:
             if h["path"].startswith(filters.path_prefix)
         ]
         return hits[:limit]
+
+    def document_share(self, repo: str, word: str, filters: SearchFilters) -> float:
+        """Two exhaustive counts in one multi-search (`hitsPerPage: 0` returns totals only), cached."""
+        now = time.monotonic()
+        key = (repo, word, filters)
+        with self._df_lock:
+            cached = self._share_cache.get(key)
+        if cached is not None and now - cached[0] < DF_CACHE_SECONDS:
+            return cached[1]
+        flt = search_filter(repo, filters)
+        counts = self._client.multi_search(
+            [
+                {"indexUid": self._chunks.uid, "q": q, "filter": flt, "hitsPerPage": 0, "page": 1, **extra}
+                for q, extra in (("", {}), (word, {"matchingStrategy": "all"}))
+            ]
+        )["results"]
+        total, matching = (int(c.get("totalHits") or 0) for c in counts)
+        share = matching / total if total else 0.0
+        with self._df_lock:
+            if len(self._share_cache) > 20_000:
+                self._share_cache.clear()
+            self._share_cache[key] = (now, share)
+        return share
 
     def get_chunks(self, repo: str, ids: Sequence[str], with_content: bool = True) -> list[Chunk]:
         fields = list(_CHUNK_FIELDS) if with_content else [f for f in _CHUNK_FIELDS if f != "content"]

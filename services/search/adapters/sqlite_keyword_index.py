@@ -164,6 +164,7 @@ class SqliteKeywordIndex:
         self._writer = self._connect()
         self._writer.executescript(_SCHEMA)
         self._df_cache: dict[tuple[str, str], tuple[float, int]] = {}
+        self._share_cache: dict[tuple[str, str, SearchFilters], tuple[float, float]] = {}
         self._known_tables: set[str] = set()
         self._df_lock = threading.Lock()
         self._migrate_shared_fts()
@@ -350,6 +351,8 @@ class SqliteKeywordIndex:
         with self._df_lock:
             for key in [k for k in self._df_cache if k[0] == repo]:
                 del self._df_cache[key]
+            for share_key in [k for k in self._share_cache if k[0] == repo]:
+                del self._share_cache[share_key]
         return removed
 
     # --- reads -------------------------------------------------------------------------------------
@@ -373,6 +376,44 @@ class SqliteKeywordIndex:
                     self._df_cache.clear()
                 self._df_cache[key] = (now, int(count))
         return int(count)
+
+    def document_share(self, repo: str, word: str, filters: SearchFilters) -> float:
+        try:
+            return self._document_share(repo, word, filters)
+        except sqlite3.OperationalError as exc:
+            if self._dropped_meanwhile(exc, fts_table(repo)):
+                return 0.0
+            raise
+
+    def _document_share(self, repo: str, word: str, filters: SearchFilters) -> float:
+        """Two counts over the repo's rows (a few ms on a large repo), cached like document frequencies."""
+        now = time.monotonic()
+        key = (repo, word, filters)
+        with self._df_lock:
+            cached = self._share_cache.get(key)
+        if cached is not None and now - cached[0] < DF_CACHE_SECONDS:
+            return cached[1]
+        if not self._repo_has_fts(repo):
+            return 0.0
+        table = fts_table(repo)
+        where, params = _filter_sql(filters)
+        db = self._reader()
+        (total,) = db.execute(
+            f"SELECT count(*) FROM chunks c WHERE c.repo = ?{where}", (repo, *params)
+        ).fetchone()
+        if not total:
+            return 0.0
+        (matching,) = db.execute(
+            f"SELECT count(*) FROM {table} JOIN chunks c ON c.rowid = {table}.rowid"
+            f" WHERE {table} MATCH ? AND c.repo = ?{where}",
+            (fts_phrase(word), repo, *params),
+        ).fetchone()
+        share = matching / total
+        with self._df_lock:
+            if len(self._share_cache) > 20_000:
+                self._share_cache.clear()
+            self._share_cache[key] = (now, share)
+        return share
 
     def _repo_has_fts(self, repo: str) -> bool:
         return self._committed_table(fts_table(repo))

@@ -67,8 +67,13 @@ def query_words(query: str, limit: int = MAX_QUERY_WORDS) -> list[str]:
     return (kept or all_words)[:limit]
 
 
+def test_words(query: str) -> frozenset[str]:
+    """The words of `query` that may ask for tests ("tests", "fixture", …), as indexed."""
+    return frozenset(w for w in words(query) if w in _TEST_WORDS)
+
+
 def asks_for_tests(query: str) -> bool:
-    return any(w in _TEST_WORDS for w in words(query))
+    return bool(test_words(query))
 
 
 def asks_for_docs(query: str) -> bool:

@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from kit.domain import Chunk, ChunkKind
 from kit.text import identifier_tokens, split_identifier
-from services.search.domain.keywords import asks_for_docs, asks_for_tests, is_doc_chunk, normalise, words
+from services.search.domain.keywords import asks_for_docs, is_doc_chunk, normalise, test_words, words
 from services.search.domain.model import ScoredId, SearchHit, SignalScores
 
 _QUALIFIER = re.compile(r"\.|::|->|#")
@@ -24,6 +24,12 @@ CANDIDATES_PER_SIGNAL = 32
 TEST_PENALTY = 0.5
 # Tests (docs) when the query asks for tests (docs): "tests for the parser" wants the tests first.
 WANTED_BOOST = 1.5
+# When "test" (or the query's own test word) is in at least this share of a repo's implementation
+# (non-test) chunks, testing is what the repo is about and its test words ask for nothing: in a test
+# runner, "the fixture that captures stdout written by the test" asks for the runner's code. Measured
+# (bench/README): pytest 48% ("fixture" 24%); the other corpora ≤ 12%.
+SUBJECT_SHARE = 0.2
+SUBJECT_TEST_WORD = "test"
 # Measured on the bench by re-ranking the same candidates (rxjs, fastify; bench/README): a markdown page,
 # a type-declaration file (.d.ts, .pyi: signatures with no body) or a module/file-level chunk above the
 # definition that implements what a code question asks about is the common miss.
@@ -48,6 +54,8 @@ class QueryIntent:
 
     wants_tests: bool
     wants_docs: bool
+    # Normalised words of the query that may ask for tests ("tests", "fixture").
+    test_words: frozenset[str]
     # Normalised (lowercase, no _ or $) identifiers written in the query, e.g. "validateuserinput".
     identifiers: frozenset[str]
     # Normalised single words of the query.
@@ -63,13 +71,26 @@ class QueryIntent:
             identifiers.add(normalise("".join(parts)))  # "Parser.parse" → "parserparse"
             identifiers.add(normalise(parts[-1]))  # and its last segment, "parse"
         paths = tuple(t for t in query.split() if "/" in t or _looks_like_file(t))
+        asked = test_words(query)
         return cls(
-            wants_tests=asks_for_tests(query),
+            wants_tests=bool(asked),
             wants_docs=asks_for_docs(query),
+            test_words=asked,
             identifiers=frozenset(i for i in identifiers if i),
             words=frozenset(words(query)),
             paths=tuple(p.strip("`'\"()[]{},;:") for p in paths),
         )
+
+    def subject_words(self) -> frozenset[str]:
+        """The words whose share of the repo's implementation chunks decides `in_repo`."""
+        return self.test_words | {SUBJECT_TEST_WORD} if self.wants_tests else frozenset()
+
+    def in_repo(self, implementation_share: Mapping[str, float]) -> QueryIntent:
+        """The intent once the repo's vocabulary is known (share of its non-test chunks holding each of
+        `subject_words()`): in a repo about testing, test words are its subject, not a wish for tests."""
+        if self.wants_tests and any(share >= SUBJECT_SHARE for share in implementation_share.values()):
+            return replace(self, wants_tests=False)
+        return self
 
 
 def _looks_like_file(token: str) -> bool:

@@ -217,6 +217,41 @@ def test_tests_rank_first_when_the_query_asks_for_tests(engine: SearchEngine) ->
     assert names(engine.search("tests for evict entries", REPO))[0] == "test_evict_entries"
 
 
+def test_in_a_repo_about_testing_test_words_do_not_pull_tests_first(engine: SearchEngine) -> None:
+    """A test runner's own code says "test" everywhere, so "test" in a question is its subject."""
+    for i in range(4):
+        engine.upsert_file(
+            REPO,
+            f"src/runner_{i}.py",
+            [
+                chunk(
+                    f"run_test_phase_{i}",
+                    f"src/runner_{i}.py",
+                    body=f"def run_test_phase_{i}(test):\n    pass\n",
+                )
+            ],
+        )
+    engine.upsert_file(
+        REPO,
+        "testing/test_report.py",
+        [
+            chunk(
+                "test_report_phase", "testing/test_report.py", is_test=True, body="def test_report_phase():\n"
+            )
+        ],
+    )
+    engine.upsert_file(
+        REPO, "src/report.py", [chunk("report_phase", "src/report.py", body="def report_phase(test):\n")]
+    )
+    backfilled(engine)
+    implementation = SearchFilters(tests=TestFilter.EXCLUDE)
+    assert engine.keyword.document_share(REPO, "test", implementation) == pytest.approx(1.0)
+    assert engine.keyword.document_share(REPO, "report", implementation) == pytest.approx(0.2)
+    assert engine.keyword.document_share(REPO, "nowhere", implementation) == 0.0
+    assert engine.keyword.document_share("other-repo", "test", implementation) == 0.0
+    assert names(engine.search("report phase of a test", REPO))[0] == "report_phase"
+
+
 def test_writes_are_visible_to_the_next_read(engine: SearchEngine) -> None:
     for i in range(5):
         c = chunk(f"generation_{i}_marker", "gen.py", body=f"def generation_{i}_marker():\n    return {i}\n")

@@ -23,7 +23,9 @@ from services.search.domain.ranking import (
     DOC_PENALTY,
     EXACT_NAME_BOOST,
     RRF_K,
+    SUBJECT_SHARE,
     TEST_PENALTY,
+    WANTED_BOOST,
     QueryIntent,
     adjustment,
     feedback_factor,
@@ -84,6 +86,24 @@ def test_adjustments_prefer_implementation_exact_names_and_short_chunks() -> Non
     assert adjustment(test, QueryIntent.of("tests of parse_config")) > adjustment(
         impl, QueryIntent.of("tests")
     )
+
+
+def test_test_words_ask_for_tests_unless_testing_is_the_repos_subject() -> None:
+    intent = QueryIntent.of("the fixture that captures output written by the test")
+    assert intent.wants_tests and intent.test_words == {"fixture", "test"}
+    assert intent.subject_words() == {"fixture", "test"}
+    web_app = intent.in_repo({"fixture": 0.0, "test": 0.05})
+    test_runner = intent.in_repo({"fixture": 0.01, "test": SUBJECT_SHARE + 0.1})
+    assert web_app.wants_tests and not test_runner.wants_tests
+    unit_test = chunk("test_capture", "testing/test_capture.py", is_test=True)
+    assert adjustment(unit_test, web_app) == pytest.approx(WANTED_BOOST)
+    assert adjustment(unit_test, test_runner) == pytest.approx(TEST_PENALTY)
+
+
+def test_a_query_without_test_words_needs_no_repo_vocabulary() -> None:
+    intent = QueryIntent.of("where is the output captured")
+    assert intent.subject_words() == frozenset()
+    assert intent.in_repo({}) == intent
 
 
 def test_qualified_names_and_written_paths_count_as_exact_matches() -> None:
