@@ -13,9 +13,13 @@ active-file rank-1 hit for chunks in a file the user has open. Weights per route
     lookup          1.0    1.1    0.15    0.15      0.3       0.0    search-heavy, a named symbol first
     flow            0.5    1.2    0.9     0.8       0.2       0.0    the seed and its call tree
     bug             1.0    1.0    0.6     0.3       0.5       0.0    search + seed + who calls it
-    architecture    0.4    0.5    0.1     0.1       0.1       1.0    hubs (+ the overview text)
+    architecture    0.4    0.5    0.1     0.1       0.1       0.3    search; hubs of its area (+ the overview)
 
 `decay(depth) = DEPTH_DECAY ** (depth − 1)` for graph neighbours (depth 1 = direct caller/callee).
+A hub is one of the repo's most connected symbols: that says nothing about the prompt, so a hub counts only
+when it lives in a file among the first `HUB_AREA_HITS` search hits — the central code of the area the
+prompt asks about — and then below the search hits it sits beside (the repo-wide hubs first in every
+architecture block crowded out what search found: bench/results/2026-12-02).
 A seed is a definition FindSymbols resolved from a name in the prompt: the user named it, so on lookup
 it outranks the best search hit, and on bug it ties with it (ties go to the seed). A candidate's
 `reason` is the source that contributed most to its score.
@@ -35,6 +39,8 @@ RRF_K = 10
 DEPTH_DECAY = 0.5
 TEST_PENALTY = 0.5
 DEFAULT_LIMIT = 40
+# Hubs count only in the files of this many leading search hits (see the module docstring).
+HUB_AREA_HITS = 10
 
 WEIGHTS: Mapping[RouteName, Mapping[CandidateReason, float]] = {
     RouteName.LOOKUP: {
@@ -67,7 +73,7 @@ WEIGHTS: Mapping[RouteName, Mapping[CandidateReason, float]] = {
         CandidateReason.CALLER: 0.1,
         CandidateReason.CALLEE: 0.1,
         CandidateReason.ACTIVE_FILE: 0.1,
-        CandidateReason.HUB: 1.0,
+        CandidateReason.HUB: 0.3,
     },
 }
 _REASON_ORDER = {reason: i for i, reason in enumerate(CandidateReason)}
@@ -156,7 +162,7 @@ def fuse_candidates(
         add(neighbour.ref, CandidateReason.CALLER, rank, neighbour.depth)
     for rank, neighbour in enumerate(callees, 1):
         add(neighbour.ref, CandidateReason.CALLEE, rank, neighbour.depth)
-    for rank, ref in enumerate(hubs, 1):
+    for rank, ref in enumerate(hubs_in_area(hubs, search), 1):
         add(ref, CandidateReason.HUB, rank)
     for rank, ref in enumerate(active_chunks, 1):
         add(ref, CandidateReason.ACTIVE_FILE, rank)
@@ -180,6 +186,12 @@ def fuse_candidates(
         fused.append(FusedCandidate(ref, score, reason, sources))
     fused.sort(key=lambda c: (-c.score, _REASON_ORDER[c.reason], c.ref.path, c.ref.start_line, c.ref.id))
     return fused[:limit]
+
+
+def hubs_in_area(hubs: Sequence[Ref], search: Sequence[Chunk]) -> list[Ref]:
+    """The hubs (in their order) that live in a file of one of the first `HUB_AREA_HITS` search hits."""
+    area = {relative_path(c.path) for c in search[:HUB_AREA_HITS]}
+    return [h for h in hubs if relative_path(h.path) in area]
 
 
 def missing_content_ids(fused: Sequence[FusedCandidate], limit: int | None = None) -> list[str]:
