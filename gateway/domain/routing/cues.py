@@ -138,7 +138,7 @@ _STRONG_WORDS = (
     r"hook|hooks|helpers?|utils?|utilit(?:y|ies)|components?|widgets?|pipelines?|services?|rpcs?|"
     r"startup|start-up|boot\w*|initiali[sz]\w*|shutdown|teardown|changelog|readme|signature|overload\w*|subclass\w*|inherit\w*|instantiat\w*"
 )
-_STRONGCODE_WORDS = re.compile(rf"\b(?:{_STRONG_WORDS})\b")
+_STRONG_CODE_WORDS = re.compile(rf"\b(?:{_STRONG_WORDS})\b")
 _TOPIC_WORDS = (
     r"source|type|types|typed|typing|interface|interfaces|struct|enum|generic|generics|error|errors|"
     r"api|apis|route|routes|routing|router|request|requests|response|responses|header|headers|cookie|"
@@ -189,9 +189,11 @@ EXCHANGE_CATEGORIES = frozenset({"assistant", "conversation", "small talk"})
 
 
 def off_topic_cue(text: str, seeds: tuple[str, ...] | None = None, route: RouteName | None = None) -> str:
-    """The off-topic category a prompt reads as, or "" (any sign of code in it, or no cue at all).
+    """The off-topic category a prompt reads as, or "" (a strong sign of code, or no cue at all).
 
-    Besides the categories' cues, a lookup or flow prompt with no sign of code, nothing it points back
+    A genre's cue (creative writing, translation) yields only to a request about this code
+    (`_writes_about_code`); the others to any strong sign of code; a general-knowledge cue also to an
+    architecture question or one pointing at the code under discussion. Besides the categories' cues, a lookup or flow prompt with no sign of code, nothing it points back
     to (`this`, `it`, `here`: the conversation's code) and words left to look for reads as "no sign of
     code": the evidence decides. `seeds` are the prompt's seeds when the caller has them already."""
     lowered = lower(text)
@@ -239,7 +241,7 @@ def has_strong_code_signal(text: str, seeds: tuple[str, ...] | None = None) -> b
         return True
     lowered = lower(text)
     return bool(
-        _STRONGCODE_WORDS.search(lowered) or _DEFINITE_TOPIC.search(lowered) or _TEAM_ASKS.search(lowered)
+        _STRONG_CODE_WORDS.search(lowered) or _DEFINITE_TOPIC.search(lowered) or _TEAM_ASKS.search(lowered)
     )
 
 
@@ -249,6 +251,7 @@ def _code_shaped(seed: str) -> bool:
 
 
 def lower(text: str) -> str:
+    """The prompt as the cues read it: lowercase, typographic apostrophes made plain."""
     return text.lower().replace("’", "'")
 
 
