@@ -193,9 +193,10 @@ def off_topic_cue(text: str, seeds: tuple[str, ...] | None = None, route: RouteN
 
     A genre's cue (creative writing, translation) yields only to a request about this code
     (`_writes_about_code`); the others to any strong sign of code; a general-knowledge cue also to an
-    architecture question or one pointing at the code under discussion. Besides the categories' cues, a lookup or flow prompt with no sign of code, nothing it points back
-    to (`this`, `it`, `here`: the conversation's code) and words left to look for reads as "no sign of
-    code": the evidence decides. `seeds` are the prompt's seeds when the caller has them already."""
+    architecture question or one pointing at the code under discussion. Besides the categories' cues,
+    a lookup or flow prompt with no sign of code, nothing it points back to (`this`, `it`, `here`: the
+    conversation's code) and words left to look for reads as "no sign of code": the evidence decides.
+    `seeds` are the prompt's seeds when the caller has them already."""
     lowered = lower(text)
     category = next((c for c, pattern in _CUE_RES.items() if pattern.search(lowered)), "")
     if category in GENRE_CATEGORIES:
