@@ -39,7 +39,7 @@ from services.search.domain.model import (
     Vector,
     VectorEntry,
 )
-from services.search.domain.ranking import CANDIDATES_PER_SIGNAL, QueryIntent, rank, reciprocal_rank_fusion
+from services.search.domain.ranking import CANDIDATES_PER_SIGNAL, QueryIntent, fuse, rank
 from services.search.domain.symbols import select_symbols
 from services.search.ports import Embedder, EmbeddingStore, FeedbackStore, KeywordIndex, VectorIndex
 
@@ -215,7 +215,7 @@ class SearchEngine:
             if self._backlog(repo) > 0:
                 partial = True
 
-        signals = reciprocal_rank_fusion(keyword_hits, vector_hits)
+        signals = fuse(keyword_hits, vector_hits)
         # Rank on metadata, then load the text of the winners only (candidates are ~2×32, hits ≤ limit).
         light = self.keyword.get_chunks(repo, list(signals), with_content=False)
         votes = self.feedback_store.votes(repo, list(signals)) if self.feedback_store is not None else {}

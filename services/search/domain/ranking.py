@@ -1,4 +1,4 @@
-"""Hybrid ranking: reciprocal-rank fusion of keyword and vector candidates, then code-aware adjustments.
+"""Hybrid ranking: score fusion of keyword and vector candidates, then code-aware adjustments.
 
 Pure functions; the engine feeds them candidates and chunks. Every factor is visible in the hit's
 `SignalScores` so `explain` can show why a chunk ranked where it did.
@@ -18,7 +18,11 @@ from services.search.domain.model import ScoredId, SearchHit, SignalScores
 
 _QUALIFIER = re.compile(r"\.|::|->|#")
 
-RRF_K = 60
+# Keyword's share of the fused score (the vector's is the rest); 0.4–0.6 measured alike (README).
+KEYWORD_WEIGHT = 0.5
+# Cosines spread over less than this are spread over this much when normalised: MiniLM's top 32 usually
+# span 0.15–0.3, and two candidates 0.02 apart are nearly tied, not best and worst.
+MIN_COSINE_SPREAD = 0.15
 CANDIDATES_PER_SIGNAL = 32
 
 TEST_PENALTY = 0.5
@@ -37,7 +41,9 @@ DOC_PENALTY = 0.4
 DECLARATION_PENALTY = 0.5
 RESIDUE_PENALTY = 0.6
 DECLARATION_SUFFIXES = (".d.ts", ".d.mts", ".d.cts", ".pyi")
-LONG_CHUNK_LINES = 120
+# bm25 already normalises length, so only a chunk past this many lines is marked down (from 120: the
+# answer is often a long function or class, and the second penalty cost symbol NDCG, README).
+LONG_CHUNK_LINES = 300
 LONG_CHUNK_FLOOR = 0.6
 EXACT_NAME_BOOST = 2.0
 FEEDBACK_STEP = 0.1
@@ -98,29 +104,42 @@ def _looks_like_file(token: str) -> bool:
     return bool(dot and stem and 1 <= len(ext) <= 5 and ext.isalnum() and not ext.isdigit())
 
 
-def reciprocal_rank_fusion(
-    keyword: Sequence[ScoredId], vector: Sequence[ScoredId], k: int = RRF_K
+def _first_of_each(hits: Sequence[ScoredId]) -> dict[str, tuple[int, float]]:
+    """Chunk id → (1-based rank, score) at its first appearance (a backend's duplicate never counts)."""
+    found: dict[str, tuple[int, float]] = {}
+    for rank, hit in enumerate(hits, start=1):
+        found.setdefault(hit.chunk_id, (rank, hit.score))
+    return found
+
+
+def fuse(
+    keyword: Sequence[ScoredId], vector: Sequence[ScoredId], keyword_weight: float = KEYWORD_WEIGHT
 ) -> dict[str, SignalScores]:
-    """Fused scores per chunk id: Σ 1/(k + rank) over the lists the chunk appears in (ranks 1-based)."""
+    """Fused scores per chunk id: a convex combination of the two signals' normalised scores.
+
+        fused = w × score / best score + (1 − w) × (1 − (best cos − cos) / (best cos − worst cos))
+
+    over this query's candidates (a cosine range below MIN_COSINE_SPREAD counts as that wide, so the
+    best of a tight cluster is not the only one that counts), 0 for a signal the chunk is missing from.
+    Unlike reciprocal ranks, a keyword hit far ahead of the next keeps its lead, and a vector list of
+    near-equal cosines does not outvote it (bench numbers in the README). Both normalisations use only
+    this query's candidates in this repo, so other repos never change the result."""
+    words, vectors = _first_of_each(keyword), _first_of_each(vector)
+    best_keyword = max((score for _, score in words.values()), default=0.0)
+    cosines = [score for _, score in vectors.values()]
+    low, high = min(cosines, default=0.0), max(cosines, default=0.0)
     signals: dict[str, SignalScores] = {}
-    for rank, hit in enumerate(keyword, start=1):
-        if hit.chunk_id in signals:
-            continue  # a backend returned a duplicate; the first rank stands
-        signals[hit.chunk_id] = SignalScores(
-            keyword_rank=rank, keyword_score=hit.score, fused=1.0 / (k + rank)
-        )
-    seen_vector: set[str] = set()
-    for rank, hit in enumerate(vector, start=1):
-        if hit.chunk_id in seen_vector:
-            continue
-        seen_vector.add(hit.chunk_id)
-        before = signals.get(hit.chunk_id, SignalScores())
-        signals[hit.chunk_id] = SignalScores(
-            keyword_rank=before.keyword_rank,
-            keyword_score=before.keyword_score,
-            vector_rank=rank,
-            vector_score=hit.score,
-            fused=before.fused + 1.0 / (k + rank),
+    for chunk_id in dict.fromkeys([*words, *vectors]):
+        keyword_rank, keyword_score = words.get(chunk_id, (0, 0.0))
+        vector_rank, vector_score = vectors.get(chunk_id, (0, 0.0))
+        lexical = (keyword_score / best_keyword if best_keyword > 0 else 1.0) if keyword_rank else 0.0
+        semantic = 1.0 - (high - vector_score) / max(high - low, MIN_COSINE_SPREAD) if vector_rank else 0.0
+        signals[chunk_id] = SignalScores(
+            keyword_rank=keyword_rank,
+            keyword_score=keyword_score,
+            vector_rank=vector_rank,
+            vector_score=vector_score,
+            fused=keyword_weight * lexical + (1.0 - keyword_weight) * semantic,
         )
     return signals
 

@@ -488,11 +488,13 @@ def test_useful_feedback_moves_a_chunk_up_and_noise_down(engine: SearchEngine) -
     loser = before[-1]
     loser_id = f"{'a' if loser.endswith('file') else 'b'}.py#{loser}#0"
     assert engine.feedback(REPO, loser_id, useful=True, query="load settings") == 1
-    assert engine.feedback(REPO, loser_id, useful=True) == 2
+    # Fusion keeps score gaps (the runner-up's cosine is a few points lower), so it takes a few votes.
+    for votes in (2, 3, 4):
+        assert engine.feedback(REPO, loser_id, useful=True) == votes
     after = engine.search("load settings", REPO)
     assert names(after)[0] == loser
-    assert after.hits[0].signals.adjustment > before_adjustment(engine, loser) * 1.1
-    assert engine.feedback(REPO, loser_id, useful=False) == 1
+    assert after.hits[0].signals.adjustment > before_adjustment(engine, loser) * 1.3
+    assert engine.feedback(REPO, loser_id, useful=False) == 3
     with pytest.raises(NotFound, match="^chunk_id"):
         engine.feedback(REPO, "no-such-chunk", useful=True)
 

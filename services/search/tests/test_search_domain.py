@@ -22,15 +22,15 @@ from services.search.domain.model import (
 from services.search.domain.ranking import (
     DOC_PENALTY,
     EXACT_NAME_BOOST,
-    RRF_K,
+    KEYWORD_WEIGHT,
     SUBJECT_SHARE,
     TEST_PENALTY,
     WANTED_BOOST,
     QueryIntent,
     adjustment,
     feedback_factor,
+    fuse,
     rank,
-    reciprocal_rank_fusion,
 )
 from services.search.domain.symbols import (
     edit_distance,
@@ -63,14 +63,41 @@ def test_chunk_fields_weight_names_and_paths_separately_from_bodies() -> None:
     assert {"src", "config", "loader", "py"} <= set(fields["path"].split())
 
 
-def test_rrf_sums_reciprocal_ranks_and_keeps_each_signal() -> None:
-    fused = reciprocal_rank_fusion(
-        [ScoredId("a", 9.0), ScoredId("b", 5.0)], [ScoredId("b", 0.9), ScoredId("c", 0.8)]
-    )
-    assert fused["a"].fused == pytest.approx(1 / (RRF_K + 1))
-    assert fused["b"].fused == pytest.approx(1 / (RRF_K + 2) + 1 / (RRF_K + 1))
+def test_fusion_combines_normalised_scores_and_keeps_each_signal() -> None:
+    fused = fuse(
+        [ScoredId("a", 9.0), ScoredId("b", 4.5)], [ScoredId("b", 0.9), ScoredId("c", 0.7), ScoredId("d", 0.5)]
+    )  # cosines 0.5..0.9: c is halfway
+    assert fused["a"].fused == pytest.approx(KEYWORD_WEIGHT)  # best keyword score, no vector
+    assert fused["b"].fused == pytest.approx(KEYWORD_WEIGHT * 0.5 + (1 - KEYWORD_WEIGHT))
+    assert fused["c"].fused == pytest.approx((1 - KEYWORD_WEIGHT) * 0.5)
+    assert fused["d"].fused == 0.0  # the weakest vector candidate adds nothing
     assert (fused["b"].keyword_rank, fused["b"].vector_rank, fused["b"].vector_score) == (2, 1, 0.9)
     assert (fused["c"].keyword_rank, fused["c"].vector_rank) == (0, 2)
+
+
+def test_fusion_keeps_a_clear_keyword_lead_over_a_name_boosted_runner_up() -> None:
+    """bm25 34.6 against 17.7 is a clear winner; as reciprocal ranks (1/61 vs 1/62) a ×1.35 name boost
+    on the runner-up used to overturn it."""
+    exact = chunk("ImportPathMismatchError", "src/pathlib.py")
+    loose = chunk("ImportMismatchError", "src/path.py")
+    signals = fuse([ScoredId(exact.id, 34.6), ScoredId(loose.id, 17.7)], [])
+    hits = rank(signals, {exact.id: exact, loose.id: loose}, QueryIntent.of("import mismatch error"), 10)
+    assert hits[1].signals.adjustment > hits[0].signals.adjustment
+    assert [h.chunk.name for h in hits] == ["ImportPathMismatchError", "ImportMismatchError"]
+
+
+def test_nearly_equal_cosines_stay_nearly_tied() -> None:
+    fused = fuse([], [ScoredId("a", 0.52), ScoredId("b", 0.50)])
+    assert fused["a"].fused - fused["b"].fused == pytest.approx((1 - KEYWORD_WEIGHT) * 0.02 / 0.15)
+
+
+def test_fusion_of_single_or_equal_candidates_does_not_divide_by_zero() -> None:
+    fused = fuse([ScoredId("a", 0.0)], [ScoredId("b", 0.3), ScoredId("c", 0.3)])
+    assert fused["a"].fused == pytest.approx(KEYWORD_WEIGHT)
+    assert fused["b"].fused == fused["c"].fused == pytest.approx(1 - KEYWORD_WEIGHT)
+    assert fuse([], []) == {}
+    duplicated = fuse([ScoredId("a", 2.0), ScoredId("a", 9.0)], [])
+    assert duplicated["a"].keyword_rank == 1 and duplicated["a"].fused == pytest.approx(KEYWORD_WEIGHT)
 
 
 def test_adjustments_prefer_implementation_exact_names_and_short_chunks() -> None:
@@ -115,7 +142,7 @@ def test_qualified_names_and_written_paths_count_as_exact_matches() -> None:
 
 def test_rank_drops_missing_chunks_orders_by_score_and_records_the_adjustment() -> None:
     a, b = chunk("alpha", "a.py"), chunk("beta", "b.py", is_test=True)
-    signals = reciprocal_rank_fusion([ScoredId(b.id, 2.0), ScoredId(a.id, 1.0), ScoredId("gone", 0.5)], [])
+    signals = fuse([ScoredId(b.id, 2.0), ScoredId(a.id, 1.0), ScoredId("gone", 0.5)], [])
     hits = rank(signals, {a.id: a, b.id: b}, QueryIntent.of("something"), limit=10)
     assert [h.chunk.name for h in hits] == ["alpha", "beta"]
     assert hits[1].signals.adjustment == TEST_PENALTY

@@ -220,7 +220,9 @@ def test_a_migration_that_hits_a_full_disk_rolls_back_whole_and_succeeds_on_the_
 def test_hybrid_search_ranks_and_scores_the_same_before_and_after_fifty_other_repos(
     engine: SearchEngine,
 ) -> None:
-    """The whole engine (keyword + vectors + fusion + adjustments), not only the keyword index."""
+    """The whole engine (keyword + vectors + fusion + adjustments), not only the keyword index. The
+    ranking is identical; scores agree to float32 precision (fusion uses cosines, and Qdrant's local
+    mode computes them in float32, so a different set of stored points may change their last bit)."""
     engine.upsert_file(REPO, "src/cli.py", _own_chunks())
     while engine.backfill_once():
         pass
@@ -228,10 +230,7 @@ def test_hybrid_search_ranks_and_scores_the_same_before_and_after_fifty_other_re
 
     def ranked() -> list[list[tuple[str, float]]]:
         return [
-            [
-                (h.chunk.id, round(h.score, 9))
-                for h in engine.search(q, REPO, limit=10, mode=SearchMode.HYBRID).hits
-            ]
+            [(h.chunk.id, h.score) for h in engine.search(q, REPO, limit=10, mode=SearchMode.HYBRID).hits]
             for q in prompts
         ]
 
@@ -242,4 +241,7 @@ def test_hybrid_search_ranks_and_scores_the_same_before_and_after_fifty_other_re
         engine.upsert_file(other, "lib/commands.py", _other_chunks(other, 10))
     while engine.backfill_once():
         pass
-    assert ranked() == before
+    after = ranked()
+    assert [[cid for cid, _ in hits] for hits in after] == [[cid for cid, _ in hits] for hits in before]
+    for now, then in zip(after, before, strict=True):
+        assert [score for _, score in now] == pytest.approx([score for _, score in then], rel=1e-6, abs=1e-6)
