@@ -126,7 +126,8 @@ def assemble_context(
     )
     ledger.tokens -= reserved
     ledger.chars -= reserved_chars
-    cut.extend(add_code(ledger, ordered, repo_root, policy, name, prompt_terms(query)))
+    block_cap = int(policy.block_max_share * budget_tokens)
+    cut.extend(add_code(ledger, ordered, repo_root, policy, name, prompt_terms(query), block_cap))
     ledger.tokens += reserved
     ledger.chars += reserved_chars
     for part in memory_parts:

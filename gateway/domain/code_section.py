@@ -12,6 +12,7 @@ from gateway.domain.context_types import (
     MAX_CHARS_PER_TOKEN,
     REASON_ORDER,
     BudgetPolicy,
+    CandidateReason,
     CodeCandidate,
     ContextItem,
     Section,
@@ -47,9 +48,11 @@ def add_code(
     policy: BudgetPolicy,
     route: str = "",
     terms: frozenset[str] = frozenset(),
+    block_cap: int = 0,
 ) -> list[ContextItem]:
     """Place the candidates (granular selection first), cutting duplicates, overlaps, what does not fit,
-    and — the adaptive stop — candidates much weaker than the best one that add no prompt term."""
+    and — the adaptive stop — candidates much weaker than the best one that add no prompt term.
+    `block_cap` (tokens, 0: none) is the most a block after the first may take (see `_place`)."""
     cut: list[ContextItem] = []
     shown: dict[str, list[tuple[int, int, str]]] = {}
     seen_ids: set[str] = set()
@@ -77,7 +80,12 @@ def add_code(
         rank += 1
         shaped, line_map = _shaped(chunk, selected.header, policy)
         placed = _place(
-            ledger, replace(candidate, chunk=shaped), path, rank, index + 1 < len(selection), policy, line_map
+            ledger,
+            replace(candidate, chunk=shaped),
+            path,
+            Slot(rank, index + 1 < len(selection), block_cap),
+            policy,
+            line_map,
         )
         if isinstance(placed, ContextItem):
             cut.append(placed)
@@ -161,17 +169,26 @@ def name_terms(chunk: Chunk) -> set[str]:
     return set(code_words(chunk.qualified_name or chunk.name))
 
 
+@dataclass(frozen=True, slots=True)
+class Slot:
+    """Where a block goes: its rank among the placed, whether candidates follow, the per-block cap."""
+
+    rank: int
+    more_follow: bool
+    block_cap: int = 0
+
+
 def _place(
     ledger: Ledger,
     candidate: CodeCandidate,
     path: str,
-    rank: int,
-    more_follow: bool,
+    slot: Slot,
     policy: BudgetPolicy,
     line_map: list[int] | None = None,
 ) -> tuple[str, int, str, int] | ContextItem:
-    """The candidate's block as (text, tokens, note, last line shown), trimmed when it does not fit
-    whole and is among the top `trim_top`; else the cut item saying which limit it broke."""
+    """The candidate's block as (text, tokens, note, last line shown): trimmed to `slot.block_cap` when
+    it is longer and neither the first block nor a seed, trimmed to fit when it does not fit whole and
+    is among the top `trim_top`; else the cut item saying which limit it broke."""
     chunk = candidate.chunk
     first = not ledger.parts.get(Section.CODE)
     extra_tokens, extra_chars = (TITLE_TOKENS, utf16_len(SECTION_TITLES[Section.CODE])) if first else (0, 0)
@@ -179,16 +196,23 @@ def _place(
     # Counting costs ~1 ms per 1,000 tokens: skip it for blocks that cannot fit whole anyway.
     countable = utf16_len(block) <= ledger.chars and len(block) <= MAX_CHARS_PER_TOKEN * ledger.tokens
     tokens = count_tokens(block) if countable else estimate_tokens(block)
+    capped = 0 < slot.block_cap < tokens and not first and candidate.reason != CandidateReason.SEED
+    if capped:
+        trimmed = trim_code(chunk, path, candidate.reason, slot.block_cap, ledger.chars, line_map)
+        if trimmed is not None and ledger.fits(trimmed[1], utf16_len(trimmed[0])):
+            block, tokens, last_line = trimmed
+            note = f"trimmed: lines {chunk.start_line}-{last_line} shown"
+            return block, tokens, note, max(chunk.start_line, last_line)
     if ledger.fits(tokens + extra_tokens, utf16_len(block) + extra_chars):
         return block, tokens, "", chunk.end_line
     room_tokens = ledger.tokens - extra_tokens
     room_chars = ledger.chars - extra_chars
     trimmed = None
-    if more_follow:
+    if slot.more_follow:
         room_tokens = max(policy.min_trimmed_tokens, int(room_tokens * policy.trim_room_share))
         room_chars = int(room_chars * policy.trim_room_share)
     room_tokens = min(room_tokens, ledger.tokens - extra_tokens)
-    if rank <= policy.trim_top and room_tokens >= policy.min_trimmed_tokens:
+    if slot.rank <= policy.trim_top and room_tokens >= policy.min_trimmed_tokens:
         trimmed = trim_code(chunk, path, candidate.reason, room_tokens, room_chars, line_map)
     if trimmed is None:
         over_tokens = tokens + extra_tokens > ledger.tokens
