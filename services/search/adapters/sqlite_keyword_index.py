@@ -454,19 +454,26 @@ class SqliteKeywordIndex:
         if not terms:
             return []
         match = " OR ".join(fts_phrase(w) for w in terms)
-        where, params = _filter_sql(filters)
         weights = ", ".join(str(w) for w in BM25_WEIGHTS)
         table = fts_table(repo)
-        rows = (
-            self._reader()
-            .execute(
+        scored = f"SELECT rowid, bm25({table}, {weights}) AS score FROM {table} WHERE {table} MATCH ?"
+        if filters == SearchFilters():
+            # The top rows straight from FTS5, then their ids: ~40% less CPU than joining every
+            # matching row to `chunks` first (README), which only a filter needs.
+            sql = (
+                f"SELECT c.id, s.score FROM ({scored} ORDER BY score LIMIT ?) s"
+                " JOIN chunks c ON c.rowid = s.rowid WHERE c.repo = ? ORDER BY s.score"
+            )
+            args: tuple[object, ...] = (match, limit, repo)
+        else:
+            where, params = _filter_sql(filters)
+            sql = (
                 f"SELECT c.id, bm25({table}, {weights}) AS score FROM {table}"
                 f" JOIN chunks c ON c.rowid = {table}.rowid"
-                f" WHERE {table} MATCH ? AND c.repo = ?{where} ORDER BY score LIMIT ?",
-                (match, repo, *params, limit),
+                f" WHERE {table} MATCH ? AND c.repo = ?{where} ORDER BY score LIMIT ?"
             )
-            .fetchall()
-        )
+            args = (match, repo, *params, limit)
+        rows = self._reader().execute(sql, args).fetchall()
         return [ScoredId(cid, -score) for cid, score in rows]
 
     def get_chunks(self, repo: str, ids: Sequence[str], with_content: bool = True) -> list[Chunk]:

@@ -25,7 +25,7 @@ KEYWORD_WEIGHT = 0.5
 MIN_COSINE_SPREAD = 0.15
 CANDIDATES_PER_SIGNAL = 32
 
-TEST_PENALTY = 0.5
+TEST_PENALTY = 0.3
 # Tests (docs) when the query asks for tests (docs): "tests for the parser" wants the tests first.
 WANTED_BOOST = 1.5
 # When "test" (or the query's own test word) is in at least this share of a repo's implementation
@@ -39,7 +39,7 @@ SUBJECT_TEST_WORD = "test"
 # definition that implements what a code question asks about is the common miss.
 DOC_PENALTY = 0.4
 DECLARATION_PENALTY = 0.5
-RESIDUE_PENALTY = 0.6
+RESIDUE_PENALTY = 0.4
 DECLARATION_SUFFIXES = (".d.ts", ".d.mts", ".d.cts", ".pyi")
 # bm25 already normalises length, so only a chunk past this many lines is marked down (from 120: the
 # answer is often a long function or class, and the second penalty cost symbol NDCG, README).

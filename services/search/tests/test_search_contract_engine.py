@@ -145,6 +145,16 @@ def test_filters_restrict_every_signal(engine: SearchEngine, mode: SearchMode) -
         assert set(names(result)) == expected, filters
 
 
+def test_an_unfiltered_search_ranks_like_a_filter_that_keeps_everything(engine: SearchEngine) -> None:
+    """The unfiltered keyword query takes a shorter path (top rows first, then their ids)."""
+    _filter_fixture(engine)
+    everything = SearchFilters.of(languages=["python", "typescript"])
+    for limit in (1, 3, 20):
+        plain = engine.keyword.search(REPO, ["save", "record"], SearchFilters(), limit)
+        filtered = engine.keyword.search(REPO, ["save", "record"], everything, limit)
+        assert plain == filtered and len(plain) == min(limit, 5)
+
+
 @pytest.mark.parametrize("query", ["validate_user_input", "validateUserInput", "validate user input"])
 def test_an_exact_name_query_returns_the_definition_first(engine: SearchEngine, query: str) -> None:
     engine.upsert_file(
