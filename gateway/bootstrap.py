@@ -28,6 +28,7 @@ from gateway.operations import Operations
 from gateway.repos import RepoDirectory
 from gateway.settings import GatewaySettings
 from gateway.slow_clients import header_deadline_protocol
+from kit import tokens
 from kit.service import ServiceParts
 from kit.settings import ConfigError
 
@@ -138,6 +139,8 @@ def build_service(settings: GatewaySettings) -> ServiceParts:
     running: list[asyncio.Task[None]] = []
 
     async def start_http() -> None:
+        # The token encoding loads before the first hook can arrive, not inside its reply (~0.5 s).
+        await asyncio.to_thread(tokens.warm)
         running.append(asyncio.create_task(http.serve(sockets=[sock])))
         log.info("http.started", http=f"{settings.http_host}:{sock.getsockname()[1]}")
 

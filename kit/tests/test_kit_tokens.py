@@ -4,12 +4,43 @@ import sys
 
 import pytest
 
+from kit import tokens
 from kit.tokens import count_tokens, truncate_to_tokens
 
 
 def test_counts_tokens_with_the_shipped_encoding() -> None:
     assert count_tokens("hello world") == 2
     assert count_tokens("") == 0
+
+
+def test_counts_are_remembered_by_text_within_the_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    encoded: list[str] = []
+    real = tokens.encoding()
+
+    class Counting:
+        def encode_ordinary(self, text: str) -> list[int]:
+            encoded.append(text)
+            return real.encode_ordinary(text)
+
+    monkeypatch.setattr(tokens, "encoding", lambda: Counting())
+    monkeypatch.setattr(tokens, "COUNT_CACHE_SIZE", 2)
+    monkeypatch.setattr(tokens, "_counts", type(tokens._counts)())
+    texts = ["def parse(argv):\n    return argv\n", "- [rule] keep tests fast", "caf\u00e9 \ud800"]
+    first = [count_tokens(t) for t in texts]
+    assert first == [len(real.encode_ordinary(t)) for t in texts]
+    assert count_tokens(texts[2]) == first[2] and len(encoded) == 3  # remembered: not encoded again
+    assert count_tokens(texts[0]) == first[0] and len(encoded) == 4  # beyond the bound: forgotten, recounted
+    count_tokens(texts[0] + " ")
+    assert encoded[-1] == texts[0] + " "  # another text is counted, never taken for a similar one
+
+
+def test_warm_loads_the_encoding_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    tokens.encoding.cache_clear()
+    loads: list[str] = []
+    real_get = tokens.tiktoken.get_encoding
+    monkeypatch.setattr(tokens.tiktoken, "get_encoding", lambda name: loads.append(name) or real_get(name))
+    tokens.warm()
+    assert count_tokens("warm and ready") > 0 and loads == [tokens.ENCODING_NAME]
 
 
 def test_truncate_respects_budget_and_prefers_line_ends() -> None:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
 
+from kit import tokens
 from kit.metrics import TimedStore
 from kit.service import ServiceParts
 from kit.settings import ConfigError, check_url_scheme
@@ -84,6 +85,7 @@ def bootstrap(settings: MemorySettings) -> ServiceParts:
     servicer = MemoryServicer(engine, workers=settings.memory_workers)
 
     async def on_start() -> None:
+        tokens.warm()  # observe counts a note's tokens: the encoding loads now, not in the first hook's
         engine.open()
         for repo, path in settings.claude_repos.items():
             engine.attach_claude_memory(repo, path)

@@ -13,7 +13,8 @@ weight is cast and scaled back at load time, so every inference streams 42 MB of
 we rewrite those `Cast → Mul → MatMul` chains into onnxruntime's `DynamicQuantizeMatMul`, which keeps the
 same int8 weights and scales and quantises the activations per call (int8 dot products, VNNI where the
 CPU has it). Same model, about 2.2× less CPU per query and per backfill batch; its vectors agree with
-the float path to a cosine of ≥ 0.99 (tested), so vectors stored by either path stay valid. Texts are
+the float path to a cosine of ≥ 0.99 (tested), so vectors stored by either path stay valid. The query,
+key and value products of a layer then run as one (`fuse_shared_input`, bit-identical). Texts are
 run one per call: the activation scale is per call, so a text's vector never depends on its batch-mates,
 and at these lengths batching saved under 10% (padding eats the rest).
 """
@@ -142,13 +143,83 @@ def int8_compute(model: onnx.ModelProto) -> int:
     return rewritten
 
 
+def fuse_shared_input(model: onnx.ModelProto) -> int:
+    """Rewrite, in place, the `DynamicQuantizeMatMul`s that read the same input (an attention layer's
+    query, key and value) into one product over their weights side by side, split back into the
+    original outputs; returns how many groups were fused.
+
+    Bit-identical: the activations are quantised once per tensor, so each product saw the same int8
+    input, and an output column is the same integer dot product times the same scale. It saves two
+    of every three quantisations and kernel launches (~7% of a query's embedding CPU)."""
+    from onnx import helper, numpy_helper
+
+    graph = model.graph
+    initializers = {i.name: i for i in graph.initializer}
+    groups: dict[str, list[onnx.NodeProto]] = {}
+    for node in graph.node:
+        constant = all(name in initializers for name in node.input[1:])
+        if node.op_type == "DynamicQuantizeMatMul" and len(node.input) == 4 and constant:
+            groups.setdefault(node.input[0], []).append(node)
+    fused = 0
+    for source, members in groups.items():
+        if len(members) < 2:
+            continue
+        weights = [numpy_helper.to_array(initializers[n.input[1]]) for n in members]
+        if len({(w.dtype, w.ndim, w.shape[0]) for w in weights}) != 1 or weights[0].ndim != 2:
+            continue
+        scales = [numpy_helper.to_array(initializers[n.input[2]]).reshape(-1) for n in members]
+        zeros = [numpy_helper.to_array(initializers[n.input[3]]).reshape(-1) for n in members]
+        if any(
+            s.shape[0] != w.shape[1] or z.shape != s.shape
+            for w, s, z in zip(weights, scales, zeros, strict=True)
+        ):
+            continue  # a per-tensor scale: concatenating would misapply it
+        name = f"{members[0].name}_shared"
+        graph.initializer.extend(
+            [
+                numpy_helper.from_array(np.concatenate(weights, axis=1), f"{name}_weight"),
+                numpy_helper.from_array(np.concatenate(scales), f"{name}_scale"),
+                numpy_helper.from_array(np.concatenate(zeros), f"{name}_zero"),
+                numpy_helper.from_array(np.array([w.shape[1] for w in weights], np.int64), f"{name}_split"),
+            ]
+        )
+        product = helper.make_node(
+            "DynamicQuantizeMatMul",
+            [source, f"{name}_weight", f"{name}_scale", f"{name}_zero"],
+            [f"{name}_out"],
+            name=name,
+            domain="com.microsoft",
+        )
+        split = helper.make_node(
+            "Split",
+            [f"{name}_out", f"{name}_split"],
+            [n.output[0] for n in members],
+            name=f"{name}_apart",
+            axis=-1,
+        )
+        at = min(list(graph.node).index(n) for n in members)  # before every reader of the outputs
+        for n in members:
+            graph.node.remove(n)
+        graph.node.insert(at, split)
+        graph.node.insert(at, product)
+        fused += 1
+    read = {i for n in graph.node for i in n.input}
+    kept = [i for i in graph.initializer if i.name in read]
+    del graph.initializer[:]
+    graph.initializer.extend(kept)
+    return fused
+
+
 def _load_model(path: Path, int8: bool) -> bytes | str:
     if not int8:
         return str(path)
     import onnx
 
     model = onnx.load(str(path))
-    return model.SerializeToString() if int8_compute(model) else str(path)
+    if not int8_compute(model):
+        return str(path)
+    fuse_shared_input(model)
+    return model.SerializeToString()
 
 
 class OnnxEmbedder:

@@ -197,3 +197,25 @@ def test_minilm_int8_compute_rewrites_every_weight_matmul_and_agrees_with_float(
     texts = [embedding_text(c) for c in (URLPARSE, MATMUL, SEND_MAIL)] + ["who calls send_mail?"]
     cosine = (minilm.embed(texts) * OnnxEmbedder(int8=False).embed(texts)).sum(axis=1)
     assert cosine.min() >= 0.99, cosine
+
+
+def test_minilm_shared_input_products_fuse_per_layer_and_give_the_same_vectors(minilm: OnnxEmbedder) -> None:
+    import onnx
+    import onnxruntime as ort
+
+    from services.search.adapters.onnx_embedder import bundled_model_path, fuse_shared_input, int8_compute
+
+    model = onnx.load(str(bundled_model_path()))
+    int8_compute(model)
+    unfused = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    # One group per layer: its query, key and value read the same normalised hidden state.
+    assert fuse_shared_input(model) == 6
+    assert sum(n.op_type == "DynamicQuantizeMatMul" for n in model.graph.node) == 36 - 6 * 2
+    assert fuse_shared_input(model) == 0  # nothing left to fuse
+    fused = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    names = {i.name for i in unfused.get_inputs()}
+    for text in ["who calls send_mail?", embedding_text(URLPARSE)]:
+        ids = np.array([minilm._tokenizer.encode(text).ids], dtype=np.int64)
+        feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
+        feeds = {k: v for k, v in feeds.items() if k in names}
+        assert np.array_equal(unfused.run(None, feeds)[0], fused.run(None, feeds)[0])
