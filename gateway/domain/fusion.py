@@ -30,6 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
 from gateway.domain.assembly import CandidateReason, CodeCandidate, relative_path
 from gateway.domain.routing import Route, RouteName
@@ -188,7 +189,17 @@ def fuse_candidates(
     return fused[:limit]
 
 
-def hubs_in_area(hubs: Sequence[Ref], search: Sequence[Chunk]) -> list[Ref]:
+class Located(Protocol):
+    """Anything with a repo path: a chunk, a symbol, a hub summary."""
+
+    @property
+    def path(self) -> str: ...
+
+
+L = TypeVar("L", bound=Located)
+
+
+def hubs_in_area(hubs: Sequence[L], search: Sequence[Chunk]) -> list[L]:
     """The hubs (in their order) that live in a file of one of the first `HUB_AREA_HITS` search hits."""
     area = {relative_path(c.path) for c in search[:HUB_AREA_HITS]}
     return [h for h in hubs if relative_path(h.path) in area]
