@@ -187,3 +187,9 @@ def test_architecture_overview_lists_largest_areas_and_hubs():
         "- count_tokens (kit/tokens.py:20): 48 callers, 1 callee, in kit"
     )
     assert architecture_overview([], []) == ""
+
+
+def test_a_test_search_ranked_first_sits_below_the_first_five_implementation_hits():
+    search = [chunk("test_x", "tests/test_a.py", is_test=True)] + [chunk(f"impl{i}") for i in range(6)]
+    ranked = [c.id for c in fuse_candidates("lookup", search=search)]
+    assert ranked.index("test_x") > ranked.index("impl4")
