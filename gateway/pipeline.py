@@ -29,6 +29,7 @@ from gateway.domain.fusion import (
     Neighbour,
     architecture_overview,
     fuse_candidates,
+    hubs_in_area,
     mentions_tests,
     missing_content_ids,
     to_code_candidates,
@@ -36,7 +37,16 @@ from gateway.domain.fusion import (
 from gateway.domain.routing import Route, RouteName
 from gateway.domain.routing.relevance import EVIDENCE_HITS, GateVerdict, gate
 from gateway.domain.routing.seeds import lookup_limit, specific_definitions
-from gateway.ports import Backends, CallTree, RecallQuery, Rejected, RepoInfo, SearchHit, Unavailable
+from gateway.ports import (
+    Backends,
+    CallTree,
+    Communities,
+    RecallQuery,
+    Rejected,
+    RepoInfo,
+    SearchHit,
+    Unavailable,
+)
 from kit.domain import Chunk, Symbol
 
 log = structlog.get_logger("context")
@@ -65,6 +75,8 @@ class RetrievalPolicy:
     # Communities summarised for architecture prompts, and hubs whose code may be shown.
     communities_limit: int = 8
     hub_candidates: int = 6
+    # Hubs the overview lists when none is in the area search found.
+    overview_hubs_outside_area: int = 3
     # Sessions whose last route is remembered for follow-ups.
     session_memory: int = 2048
     # Seconds an index status (commit, dirty files) is reused on the hook path.
@@ -102,8 +114,7 @@ class Evidence:
     seeds: tuple[Symbol, ...] = ()
     graph: Neighbourhood | None = None
     memories: tuple[MemoryItem, ...] = ()
-    overview: str = ""
-    hubs: tuple[Symbol, ...] = ()
+    communities: Communities | None = None
     degraded: frozenset[str] = frozenset()
 
 
@@ -148,13 +159,14 @@ class Pipeline:
         if evidence.graph is None and not evidence.seeds:  # no named seed: infer one from search
             graph, missed = await self.expand_call_graph(request, _inferred_seed(request, evidence), True)
             evidence = replace(evidence, graph=graph, degraded=evidence.degraded | missed)
+        overview, hubs = self.architecture_view(request, evidence)
         fused = fuse_candidates(
             request.route,
             search=[h.chunk for h in evidence.search],
             seeds=evidence.seeds,
             callers=evidence.graph.callers if evidence.graph else (),
             callees=evidence.graph.callees if evidence.graph else (),
-            hubs=evidence.hubs,
+            hubs=hubs,
             active_files=request.active_files,
             prefer_tests=mentions_tests(request.text),
         )
@@ -169,7 +181,7 @@ class Pipeline:
             facts=[evidence.graph.facts] if evidence.graph else [],
             memories=evidence.memories,
             staleness=staleness,
-            overview=evidence.overview,
+            overview=overview,
             degraded=degraded,
             repo=request.repo.name,
             repo_root=request.repo.path,
@@ -202,14 +214,13 @@ class Pipeline:
             self.recall(request),
             self.communities(request.repo) if architecture else _nothing(),
         )
-        overview, hubs, communities_degraded = communities
+        found, communities_degraded = communities
         return Evidence(
             search=search[0],
             seeds=named[0],
             graph=named[1],
             memories=memories[0],
-            overview=overview,
-            hubs=hubs,
+            communities=found,
             degraded=search[1] | named[2] | memories[1] | communities_degraded,
         )
 
@@ -255,15 +266,23 @@ class Pipeline:
         memories, degraded = await self.attempt("memory", self.backends.memory.recall(query, self.deadline))
         return tuple(memories or ()), degraded
 
-    async def communities(self, repo: RepoInfo) -> tuple[str, tuple[Symbol, ...], frozenset[str]]:
-        """The architecture overview text and the hubs whose code may be shown."""
-        found, degraded = await self.attempt(
+    async def communities(self, repo: RepoInfo) -> tuple[Communities | None, frozenset[str]]:
+        """The repo's communities and hubs (for the overview, and hubs whose code may be shown)."""
+        return await self.attempt(
             "graph", self.backends.graph.communities(repo.name, self.policy.communities_limit, self.deadline)
         )
+
+    def architecture_view(self, request: Request, evidence: Evidence) -> tuple[str, tuple[Symbol, ...]]:
+        """The overview text and the hubs whose code may be shown (fusion keeps those of the area search
+        found). The overview lists the hubs of that area, since the repo's most connected symbols say
+        nothing about this prompt — or, when none is in it, the few most connected ones."""
+        found = evidence.communities
         if found is None:
-            return "", (), degraded
-        overview = architecture_overview(found.summaries, found.hubs, repo_root=repo.path)
-        return overview, found.hub_symbols[: self.policy.hub_candidates], degraded
+            return "", ()
+        search = [h.chunk for h in evidence.search]
+        listed = hubs_in_area(found.hubs, search) or found.hubs[: self.policy.overview_hubs_outside_area]
+        overview = architecture_overview(found.summaries, listed, repo_root=request.repo.path)
+        return overview, found.hub_symbols[: self.policy.hub_candidates]
 
     def relevance_gate(
         self, request: Request, evidence: Evidence, staleness: Staleness | None = None
@@ -367,8 +386,8 @@ def _inferred_seed(request: Request, evidence: Evidence) -> Symbol | None:
     return top.symbol() if top.kind.value in _DEFINITION_KINDS else None
 
 
-async def _nothing() -> tuple[str, tuple[Symbol, ...], frozenset[str]]:
-    return "", (), frozenset()
+async def _nothing() -> tuple[Communities | None, frozenset[str]]:
+    return None, frozenset()
 
 
 def _signals(hit: SearchHit) -> dict[str, Any]:

@@ -4,7 +4,7 @@ deduplicated, long doc comments cut, each whole or trimmed to fit, stopping earl
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from gateway.domain.code_render import render_code, trim_code
 from gateway.domain.code_select import Replaced, class_header_mapped, select_granular
@@ -113,10 +113,19 @@ def _shaped(chunk: Chunk, header: bool, policy: BudgetPolicy) -> tuple[Chunk, li
     return (chunk, None) if trimmed == chunk.content else (replace(chunk, content=trimmed), line_map)
 
 
+# Call-graph neighbours are ranked by their own source: the first one placed is their reference.
+_NEIGHBOURS = frozenset({CandidateReason.CALLER.value, CandidateReason.CALLEE.value})
+
+
 @dataclass(slots=True)
 class AdaptiveStop:
     """Ends the code section early when the next candidate is much weaker than what is in: its score
-    below `ratio` × the best score, and no prompt term in its name that the shown names lack."""
+    below `ratio` × the best score, and no prompt term in its name that the shown names lack.
+
+    A caller or callee is measured against the best neighbour of its kind placed so far (the first one
+    goes in): the seed it hangs from scores the sum of several sources (the user named it and search
+    found it), so against the seed even its direct callers read as "much weaker" and a flow block
+    ended right after the seed (bench/results/2026-12-02: chi-flow-05, mobx-flow-04, rxjs-flow-03)."""
 
     ratio: float
     best: float
@@ -124,6 +133,7 @@ class AdaptiveStop:
     terms: frozenset[str]
     covered: set[str]
     placed: int = 0
+    best_neighbour: dict[str, float] = field(default_factory=dict)
 
     @classmethod
     def of(
@@ -135,21 +145,29 @@ class AdaptiveStop:
 
     def weak(self, candidate: CodeCandidate, shown: int) -> str:
         """Why the candidate is left out ("" when it goes in)."""
-        if self.ratio <= 0 or self.best <= 0 or shown < self.min_items:
+        reason = str(candidate.reason)
+        best = self.best_neighbour.get(reason, 0.0) if reason in _NEIGHBOURS else self.best
+        if self.ratio <= 0 or best <= 0 or shown < self.min_items:
             return ""
-        floor = self.ratio * self.best
-        score = candidate.score if candidate.score == candidate.score else 0.0
+        floor = self.ratio * best
+        score = _score(candidate)
         if score >= floor:
             return ""
         if score >= floor / 2 and (name_terms(candidate.chunk) & self.terms) - self.covered:
             return ""
-        return f"adaptive stop: score {score:.3g} below {self.ratio:g} × best {self.best:.3g}"
+        return f"adaptive stop: score {score:.3g} below {self.ratio:g} × best {best:.3g}"
 
     def took(self, candidate: CodeCandidate) -> None:
         if not self.placed:
-            self.best = candidate.score if candidate.score == candidate.score else 0.0
+            self.best = _score(candidate)
+        if str(candidate.reason) in _NEIGHBOURS:
+            self.best_neighbour.setdefault(str(candidate.reason), _score(candidate))
         self.placed += 1
         self.covered |= name_terms(candidate.chunk) & self.terms
+
+
+def _score(candidate: CodeCandidate) -> float:
+    return candidate.score if candidate.score == candidate.score else 0.0  # NaN counts as nothing
 
 
 # Words of a prompt that say nothing about which code is meant.

@@ -203,12 +203,50 @@ def test_lower_ranked_chunks_that_do_not_fit_are_cut_not_trimmed():
         CodeCandidate(chunk(f"c{i}", f"src/m{i}.py", 1, 121, f"f{i}", f"def f{i}():\n{filler}"), 10.0 - i)
         for i in range(6)
     ]
-    result = assemble_context("lookup", cands, budget_tokens=3_000, policy=BudgetPolicy(stop_ratio=()))
+    policy = BudgetPolicy(stop_ratio=(), block_max_share=0.0)
+    result = assemble_context("lookup", cands, budget_tokens=3_000, policy=policy)
     included = [i.chunk_id for i in result.items]
     assert included[0] == "c0"
     notes = {c.chunk_id: c.note for c in result.cut}
     assert notes["c5"] in {"token budget", "token budget and character cap"}
     assert result.tokens <= 3_000
+
+
+def test_a_long_block_after_the_first_is_trimmed_to_its_share_so_the_next_ones_fit():
+    filler = "".join(f"    x_{i} = compute_{i}()\n" for i in range(120))
+    long = [
+        CodeCandidate(chunk(f"c{i}", f"src/m{i}.py", 1, 121, f"f{i}", f"def f{i}():\n{filler}"), 10.0 - i)
+        for i in range(5)
+    ]
+    short = [
+        CodeCandidate(
+            chunk(f"s{i}", f"src/s{i}.py", 1, 2, f"s{i}", f"def s{i}():\n    return {i}\n"), 5.0 - i
+        )
+        for i in range(3)
+    ]
+    policy = BudgetPolicy(stop_ratio=(), block_max_share=0.1)
+    result = assemble_context("lookup", long + short, budget_tokens=2_500, policy=policy)
+    by_id = {i.chunk_id: i for i in result.items}
+    assert set(by_id) == {"c0", "c1", "c2", "c3", "c4", "s0", "s1", "s2"}
+    assert by_id["c0"].note == ""  # the first block is whole
+    for cid in ("c1", "c2", "c3", "c4"):
+        assert by_id[cid].tokens <= 250 and by_id[cid].note.startswith("trimmed: lines 1-")
+        assert by_id[cid].end_line == 121  # the item still names the whole definition
+    assert "… lines" in result.text and result.tokens <= 2_500
+    # without the cap the long blocks after the top three are cut whole
+    uncapped = BudgetPolicy(stop_ratio=(), block_max_share=0.0)
+    whole = assemble_context("lookup", long + short, budget_tokens=2_500, policy=uncapped)
+    assert {"c3", "c4"}.isdisjoint(i.chunk_id for i in whole.items)
+
+
+def test_a_definition_the_prompt_named_is_never_trimmed_to_the_block_share():
+    filler = "".join(f"    x_{i} = compute_{i}()\n" for i in range(60))
+    first = CodeCandidate(chunk("a", "src/a.py", 1, 2, "a", "def a():\n    return 1\n"), 9.0)
+    seed = CodeCandidate(chunk("b", "src/b.py", 1, 61, "b", f"def b():\n{filler}"), 8.0, "seed")
+    result = assemble_context(
+        "lookup", [first, seed], budget_tokens=2_000, policy=BudgetPolicy(stop_ratio=())
+    )
+    assert {i.chunk_id: i.note for i in result.items} == {"a": "", "b": ""}
 
 
 def test_a_method_inside_a_class_already_shown_is_cut_as_overlap():

@@ -2,6 +2,7 @@ import pytest
 
 from gateway.domain.assembly import CandidateReason
 from gateway.domain.fusion import (
+    HUB_AREA_HITS,
     RRF_K,
     WEIGHTS,
     CommunitySummary,
@@ -9,6 +10,7 @@ from gateway.domain.fusion import (
     Neighbour,
     architecture_overview,
     fuse_candidates,
+    hubs_in_area,
     mentions_tests,
     missing_content_ids,
     to_code_candidates,
@@ -83,10 +85,26 @@ def test_bug_ranks_seed_and_search_first_then_callers_above_callees():
     assert [c.id for c in fused] == ["seed", "hit", "caller", "callee"]
 
 
-def test_architecture_uses_hubs():
-    fused = fuse_candidates("architecture", hubs=[symbol("hub1"), symbol("hub2")], search=[chunk("s")])
-    assert [c.id for c in fused] == ["hub1", "hub2", "s"]
-    assert fused[0].reason is CandidateReason.HUB
+def test_architecture_adds_the_hubs_of_the_area_search_found_below_its_hits():
+    search = [chunk("s1", "src/area/a.py"), chunk("s2", "src/area/b.py")]
+    hubs = [symbol("elsewhere", "src/other/core.py"), symbol("hub", "src/area/b.py")]
+    fused = fuse_candidates("architecture", hubs=hubs, search=search)
+    assert [c.id for c in fused] == ["s1", "s2", "hub"]  # a repo-wide hub far from the prompt is left out
+    assert fused[2].reason is CandidateReason.HUB
+
+
+def test_a_hub_that_search_also_found_ranks_above_the_hits_it_beat():
+    search = [chunk("s1", "src/a.py"), chunk("s2", "src/a.py"), chunk("central", "src/a.py")]
+    fused = fuse_candidates("architecture", hubs=[symbol("central", "src/a.py")], search=search)
+    assert [c.id for c in fused][0] == "central"
+    assert fused[0].sources == (CandidateReason.SEARCH, CandidateReason.HUB)
+
+
+def test_hubs_count_only_in_the_files_of_the_leading_search_hits():
+    search = [chunk(f"s{i}", f"src/f{i}.py") for i in range(HUB_AREA_HITS + 1)]
+    late = symbol("late", f"src/f{HUB_AREA_HITS}.py")
+    early = symbol("early", "src/f0.py")
+    assert [h.id for h in hubs_in_area([late, early], search)] == ["early"]
 
 
 def test_tests_are_ranked_down_unless_the_prompt_is_about_tests():
@@ -169,3 +187,9 @@ def test_architecture_overview_lists_largest_areas_and_hubs():
         "- count_tokens (kit/tokens.py:20): 48 callers, 1 callee, in kit"
     )
     assert architecture_overview([], []) == ""
+
+
+def test_a_test_search_ranked_first_sits_below_the_first_five_implementation_hits():
+    search = [chunk("test_x", "tests/test_a.py", is_test=True)] + [chunk(f"impl{i}") for i in range(6)]
+    ranked = [c.id for c in fuse_candidates("lookup", search=search)]
+    assert ranked.index("test_x") > ranked.index("impl4")

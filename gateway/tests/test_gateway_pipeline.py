@@ -127,6 +127,27 @@ async def test_architecture_prompts_get_the_community_overview(backends: FakeBac
     assert "## Overview" in result.text and "payments" in result.text
 
 
+async def test_the_overview_lists_the_hubs_of_the_area_search_found(backends: FakeBackends) -> None:
+    far = HubSummary("render_page", "src/web/views.py", 3, 40, 9, "web")
+    near = HubSummary("charge_card", "src/payments.py", 5, 2, 1, "payments")
+    backends.world.communities = Communities(
+        (CommunitySummary("payments", 3, ("src/payments.py",), ("charge_card",)),), (far, near), ()
+    )
+    result = await build(service(backends), "how is the charge card payment area structured")
+    assert result.route == "architecture"
+    assert "- charge_card (src/payments.py:5)" in result.text
+    assert "render_page" not in result.text  # more connected, but nowhere near what the prompt is about
+
+
+async def test_without_a_hub_in_the_searched_area_the_overview_lists_the_most_connected(
+    backends: FakeBackends,
+) -> None:
+    far = [HubSummary(f"hub{i}", f"src/web/v{i}.py", 3, 40 - i, 9, "web") for i in range(5)]
+    backends.world.communities = Communities((), tuple(far), ())
+    result = await build(service(backends), "how is the charge card payment area structured")
+    assert "hub0" in result.text and "hub2" in result.text and "hub3" not in result.text
+
+
 async def test_a_follow_up_reuses_the_sessions_last_route(backends: FakeBackends) -> None:
     ctx = service(backends)
     await build(ctx, "who calls charge_card?", session_id="s1")
