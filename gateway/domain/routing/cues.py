@@ -37,22 +37,30 @@ _CUES: dict[str, str] = {
         r"any|where|how|why|what|which|if|whether)\b)|\bare\s+you\s+(?:running|hosted|online|offline|local)\b|"
         r"\b(?:models?|assistants?|ais?|bots?|llms?)\s+like\s+(?:you|yourself)\b|\bare\s+you\s+(?:not\s+)?allowed\b|"
         r"\b(?:can|could|do)\s+(?:you|u)\s+(?:see|read|view|open|understand)\s+(?:images?|pictures?|screenshots?|"
-        r"photos?|pdfs?|videos?|audio)\b|\b(?:anthropic|openai)\b|\bcan\s+(?:you|u)\s+browse\b"
+        r"photos?|pdfs?|videos?|audio)\b|\b(?:anthropic|openai)\s+(?:reading|read|see|sees|store|stores|storing|train|"
+        r"trains|training|watching|listening|log|logs|logging|keep|keeps)\b|\b(?:made|built|trained|created)\s+by\s+"
+        r"(?:anthropic|openai)\b|\bcan\s+(?:you|u)\s+browse\b"
     ),
     "creative": (
         r"\b(?:poem|poems|poetry|haiku|haikus|sonnet|limerick|lyrics|joke|jokes|riddle|riddles|fairy\s*tale|"
         r"(?:bedtime|short|horror|ghost|love|funny|scary|detective|fantasy|sci-?fi|children'?s)\s+(?:\w+\s+)?(?:story|stories)|love\s+letter|ballad|rhymes?|rhyming|fable|novel|screenplay|"
-        r"(?:a|the)\s+song|rap\s+(?:song|verse|battle)|pun|puns|toast\s+for|wedding\s+speech|eulogy|"
+        r"a\s+song|rap\s+(?:song|verse|battle)|pun|puns|toast\s+for|wedding\s+speech|eulogy|"
         r"birthday\s+(?:message|card|wish)|slogan|tagline\s+for\s+my|story\s+about|tale\s+about)\b|"
-        r"\b(?:suggest|give\s+me|come\s+up\s+with|make\s+up|brainstorm|think\s+of)\s+(?:some\s+|a\s+few\s+|\d+\s+|"
-        r"(?:two|three|four|five|six|seven|eight|nine|ten)\s+)?(?:\w+\s+)?(?:names|ideas|titles|slogans|taglines|puns)\b|"
-        r"\b(?:a\s+)?good\s+name\s+for\s+(?:a|an|my)\b|\b(?:tweet|instagram\s+caption|linkedin\s+post|social\s+media\s+post)\b|"
+        r"\b(?:tweet|instagram\s+caption|linkedin\s+post|social\s+media\s+post)\b|"
         r"\b(?:write|compose|draft|make\s+up|come\s+up\s+with)\s+(?:me\s+)?(?:an?\s+)?(?:\w+\s+)?"
         r"(?:verse|stanza|essay|speech|letter|story|tale|song|script\s+for\s+a\s+(?:movie|play|video))\b"
     ),
     "translation": (
-        rf"\btranslat(?:e|es|ed|ing)\b|\bhow\s+(?:do\s+(?:you|i)|to|would\s+you|does\s+one)\s+say\b|"
-        rf"\b(?:in|into|to)\s+(?:{_LANGUAGES})\b|\bmean\s+in\s+(?:{_LANGUAGES})\b|\b(?:{_LANGUAGES})\s+for\b"
+        rf"\btranslat(?:e|es|ing)\b|\bhow\s+(?:do\s+(?:you|i)|to|would\s+you|does\s+one)\s+say\b|"
+        rf"\bmean\s+in\s+(?:{_LANGUAGES})\b|\b(?:put|turn|render|rewrite|say)\b[^.?!]{{0,40}}\b(?:in|into)\s+"
+        rf"(?:{_LANGUAGES})\b"
+    ),
+    # Naming and brainstorming ("suggest 10 names for a coffee shop"): like a genre, but "ideas for
+    # improving test coverage" or "a good name for a function that merges configs" is about the code.
+    "ideas": (
+        r"\b(?:suggest|give\s+me|come\s+up\s+with|make\s+up|brainstorm|think\s+of)\s+(?:some\s+|a\s+few\s+|\d+\s+|"
+        r"(?:two|three|four|five|six|seven|eight|nine|ten)\s+)?(?:\w+\s+)?(?:names|ideas|titles|slogans|taglines|puns)\b|"
+        r"\b(?:a\s+)?(?:good|catchy|cool|funny)\s+name\s+for\s+(?:a|an|my)\b"
     ),
     "general knowledge": (
         r"\bwhat(?:\s+is|'s|\s+was|\s+are)\s+the\s+(?:capital|population|currency|president|prime\s+minister|king|"
@@ -66,7 +74,7 @@ _CUES: dict[str, str] = {
         r"[a-z]+\s+the\s+great))\b|"
         r"\bwhen\s+(?:did|was|were)\b.{0,60}\b(?:born|die|died|invented|founded|discovered|happen|end|fall|"
         r"built|sink|land\s+on)\b|"
-        r"\bhow\s+(?:far|tall|old|heavy|big|deep|hot|cold)\s+(?:is|are|was|were)\s+(?:the\s+)?(?!it\b|this\b|"
+        r"\bhow\s+(?:far|tall|deep|hot|cold)\s+(?:is|are|was|were)\s+(?:the\s+)?(?!it\b|this\b|"
         r"that\b)\w+|"
         r"\bto\s+(?:someone|somebody|a\s+person|people)\s+who\b|\blike\s+(?:i'?m|im|i\s+am)\s+(?:\d+|five|ten|"
         r"a\s+(?:kid|child|beginner))\b|\bbest\s+way\s+to\s+learn\b|^\W*\w+\s+or\s+\w+(?:\s+and\s+why)?\W*$|"
@@ -102,7 +110,7 @@ _CUES: dict[str, str] = {
     ),
     "conversation": (
         rf"\b(?:answer|reply|respond|talk|speak|write|explain)\s+(?:to\s+me\s+)?(?:only\s+)?in\s+(?:{_LANGUAGES})\b|"
-        r"\bfrom\s+now\s+on\b|\b(?:your|the)\s+(?:answers?|replies|responses|tone|explanations?)\b|"
+        r"\bfrom\s+now\s+on\b|\byour\s+(?:answers?|replies|responses|tone|explanations?)\b|"
         r"\b(?:what|everything|anything)\s+(?:did\s+)?we\s+(?:talk(?:ed)?|discuss(?:ed)?|did|covered|were\s+doing|"
         r"decided|said|spoke)\b|\b(?:our|this|the|last|previous|earlier)\s+(?:conversation|chat|discussion)\b|"
         r"\b(?:in|during)\s+this\s+session\b|\bthis\s+session\s+(?:so\s+far|been)\b|"
@@ -113,10 +121,15 @@ _CUES: dict[str, str] = {
         r"\bwhat\s+did\s+i\s+(?:just\s+)?(?:say|ask|tell\s+you)\b|\bcan\s+you\s+remember\b|"
         r"\bclear\s+(?:the\s+)?(?:chat|conversation|history)\b|\bcontext\s+window\b|"
         r"\bhow\s+many\s+(?:tokens|messages)\s+(?:have|did)\s+(?:we|i|you)\b|\bfrom\s+here\s+on\b|"
-        r"\b(?:keep|make)\s+(?:your\s+|the\s+)?(?:answers?|replies|responses)\b|\bstop\s+apologi[sz]\w*|"
+        r"\b(?:keep|make)\s+(?:your\s+)?(?:answers?|replies|responses)\s+(?:shorter|longer|short|brief|concise|"
+        r"simpler|simple|clearer)\b|\bstop\s+apologi[sz]\w*|"
         r"\b(?:new|change\s+(?:the\s+)?|different)\s+topic\b|\btake\s+a\s+break\b|\byou\s+win\b|"
-        r"\b(?:less|more)\s+(?:formal|casual|verbose|wordy|chatty)\b|\bstop\s+using\b"
+        r"\b(?:less|more)\s+(?:formal|casual|verbose|wordy|chatty)\b"
     ),
+    # A language named ("…into German", "Spanish for…"): a translation when nothing else is asked, but
+    # "dates show in english even for german users" is a bug report of an i18n app. Checked last: "reply
+    # in French" is about the conversation.
+    "language": rf"\b(?:in|into|to)\s+(?:{_LANGUAGES})\b|\b(?:{_LANGUAGES})\s+for\b",
 }
 _CUE_RES = {category: re.compile(pattern) for category, pattern in _CUES.items()}
 
@@ -175,10 +188,11 @@ _TEAM_ASKS = re.compile(
     r"(?!(?:are|were|doing|be|been|have|had|talk\w*|discuss\w*|chat\w*|spoke|said|left|going)\b)[a-z]{3,}"
 )
 # How one asks about a program's behaviour ("what happens when the input is empty", "walk me through how
-# startup works"): with no other sign of code, one named word is enough evidence for such a prompt.
+# startup works", "why does the song stop"): with no other sign of code, one named word is enough.
 BEHAVIOUR_ASK = re.compile(
     r"\bwhat\s+happens\s+(?:when|if|after|before|once|on)\b|\bwalk\s+(?:me\s+|us\s+)?through\b|"
-    r"\bstep\s+by\s+step\b|\bunder\s+the\s+hood\b|\bend\s+to\s+end\b"
+    r"\bstep\s+by\s+step\b|\bunder\s+the\s+hood\b|\bend\s+to\s+end\b|"
+    r"\bwhy\s+(?:does|do|is|are|did|would|doesn't|don't|isn't|won't|can't)\s+the\b"
 )
 _DEICTIC = re.compile(r"\b(?:this|that|these|those|it|its|it's|here|above|below|same|again)\b")
 NO_CODE = "no sign of code"
@@ -199,12 +213,14 @@ def off_topic_cue(text: str, seeds: tuple[str, ...] | None = None, route: RouteN
     `seeds` are the prompt's seeds when the caller has them already."""
     lowered = lower(text)
     category = next((c for c, pattern in _CUE_RES.items() if pattern.search(lowered)), "")
-    if category in GENRE_CATEGORIES:
-        return "" if _writes_about_code(text, seeds) else category
-    if has_strong_code_signal(text, seeds):
+    if has_strong_code_signal(text, seeds) or (
+        category in GENRE_CATEGORIES and _writes_about_code(text, seeds)
+    ):
         return ""
     if category == "general knowledge" and (route is RouteName.ARCHITECTURE or _DEICTIC.search(lowered)):
         return ""  # an architecture question, or one about the code under discussion
+    if route is RouteName.BUG and _DEICTIC.search(lowered):
+        return ""  # "ugh, I'm so tired of this: why is it so slow to start"
     if category:
         return category  # an explicit cue, even beside a programming topic word: the evidence decides
     if route in (RouteName.BUG, RouteName.ARCHITECTURE) or CODE_WORDS.search(lowered):
@@ -254,6 +270,11 @@ def _code_shaped(seed: str) -> bool:
 def lower(text: str) -> str:
     """The prompt as the cues read it: lowercase, typographic apostrophes made plain."""
     return text.lower().replace("’", "'")
+
+
+def cue_matches(category: str, text: str) -> list[str]:
+    """The spans of the prompt that a category's cue matched."""
+    return [m.group(0) for m in _CUE_RES[category].finditer(lower(text))]
 
 
 def without_cues(text: str) -> str:

@@ -31,6 +31,7 @@ from gateway.domain.routing.cues import (
     EXCHANGE_CATEGORIES,
     GENRE_CATEGORIES,
     NO_CODE,
+    cue_matches,
     lower,
     without_cues,
 )
@@ -45,6 +46,9 @@ TEXT_CHARS = 2000
 
 # A cued prompt is kept when at least this share of its content words name something in the repo, or
 # when some top hit's embedding is at least this similar to the prompt's (cosine, all-MiniLM-L6-v2).
+# Cues that say little about the rest of the prompt (small talk beside a question, a language named
+# without a translation asked for): one word that names code keeps the prompt.
+ONE_WORD_ENOUGH = frozenset({"small talk", "language"})
 COVERAGE = 0.5
 SIMILAR = 0.4
 SIMILAR_COVERAGE = (
@@ -97,8 +101,10 @@ def gate(
     search that found nothing at all is."""
     if not route.off_topic or route.name is RouteName.SKIP:
         return GateVerdict(False, "no off-topic cue")
-    if route.off_topic in GENRE_CATEGORIES:
-        matched = tuple(s for s in content_stems(text) if _names(s, text_stems(memory_texts)))
+    hit_names, memories = list(hit_names), text_stems(memory_texts)
+    similar = max(vector_scores, default=None)
+    if route.off_topic in GENRE_CATEGORIES and not (searched and _repos_own_genre(route, text, hit_names)):
+        matched = tuple(s for s in content_stems(text) if _names(s, memories))
         if matched:
             return GateVerdict(
                 False, f"{route.off_topic} cue, but a memory names {', '.join(matched)}", matched
@@ -106,25 +112,53 @@ def gate(
         return GateVerdict(True, f"{route.off_topic}: the prompt asks for writing, not about the code")
     if not searched:
         return GateVerdict(False, f"{route.off_topic} cue, but no search evidence to judge it by")
-    evidence = named_stems(hit_names) | text_stems(memory_texts)
+    evidence = named_stems(hit_names) | memories
     if route.off_topic == NO_CODE:
         evidence |= text_stems(hit_texts)
-    exchange = route.off_topic in EXCHANGE_CATEGORIES
-    stems = content_stems(without_cues(text) if exchange else text)
-    if exchange:  # a bare topic word there is about the exchange ("your context window, in tokens")
-        stems = tuple(s for s in stems if not CODE_WORDS.search(s))
+    stems = _evidence_words(route, text, evidence, similar)
     matched = tuple(s for s in stems if _names(s, evidence))
     if not matched:
         return GateVerdict(True, f"{route.off_topic}: no word of the prompt names anything in this repo")
-    named = f"{route.off_topic} cue, the repo names {', '.join(matched)}"
+    named, share = f"{route.off_topic} cue, the repo names {', '.join(matched)}", len(matched) / len(stems)
+    if route.name is RouteName.BUG:  # a bug report names its code once; its symptoms are rarely names
+        return GateVerdict(False, f"{named}, in a bug report", matched)
+    if route.off_topic in ONE_WORD_ENOUGH:  # "I'm so tired. Why does numbering jump by ten?"
+        return GateVerdict(False, f"{named}, beside the {route.off_topic} cue", matched)
     if route.off_topic == NO_CODE and BEHAVIOUR_ASK.search(lower(text)):
         return GateVerdict(False, f"{named}, asked the way one asks about code", matched)
-    similar = max(vector_scores, default=None)
-    if similar is not None and similar >= SIMILAR and len(matched) / len(stems) >= SIMILAR_COVERAGE:
-        return GateVerdict(False, f"{named} and the code reads like the prompt ({similar:.2f})", matched)
-    if len(matched) / len(stems) >= COVERAGE:
+    if share >= SIMILAR_COVERAGE and (len(matched) >= 2 or (similar or 0.0) >= SIMILAR):
+        return GateVerdict(False, f"{named}: {len(matched)} of its {len(stems)} words", matched)
+    if share >= COVERAGE:
         return GateVerdict(False, f"{named}: {len(matched)} of its {len(stems)} words", matched)
     return GateVerdict(True, f"{named}, only {len(matched)} of its {len(stems)} words", matched)
+
+
+def _repos_own_genre(route: Route, text: str, hit_names: list[str]) -> bool:
+    """A writing word the repo itself is named after (a poem generator, a tweet client, a compiler's
+    `translate_expr`), or a bug report: then the request is judged by its words like any other."""
+    if route.name is RouteName.BUG:
+        return True
+    cue_words = {s for match in cue_matches(route.off_topic, text) for s in content_stems(match)}
+    named = named_stems(hit_names)
+    return any(_names(s, named) for s in cue_words)
+
+
+def _evidence_words(
+    route: Route, text: str, evidence: frozenset[str], similar: float | None
+) -> tuple[str, ...]:
+    """The prompt's words that may name its subject. A cue about the exchange is left out ("in this
+    session" says nothing about a `Session` class) unless the rest of the prompt names code too ("the chat
+    jumps when a message arrives"); next to a cue about the assistant a bare topic word is about the
+    assistant ("your context window, in tokens")."""
+    if route.off_topic not in EXCHANGE_CATEGORIES:
+        return content_stems(text)
+    stems = content_stems(without_cues(text))
+    if route.off_topic == "assistant":
+        stems = tuple(s for s in stems if not CODE_WORDS.search(s))
+    cue_named = tuple(s for s in content_stems(text) if s not in stems and _names(s, evidence))
+    if cue_named and (any(_names(s, evidence) for s in stems) or (similar or 0.0) >= SIMILAR):
+        return (*stems, *cue_named)
+    return stems
 
 
 def text_stems(texts: Iterable[str], chars: int = TEXT_CHARS) -> frozenset[str]:

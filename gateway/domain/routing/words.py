@@ -38,12 +38,20 @@ MIN_STEM = 3
 _WORD = re.compile(r"[a-z][a-z']+")
 
 
+# Chat fillers: never content.
+FILLERS = words(
+    """lol lmao haha hehe pls plz tho btw idk imo tbh hey ugh hmm okay yeah anyway actually basically
+    honestly quick question wondering curious idea"""
+)
+
+
 def content_stems(text: str) -> tuple[str, ...]:
-    """The stems of a prompt's words that could name something in a repo (no function or generic words)."""
+    """The stems of a prompt's words that could name something in a repo: no function, generic or filler
+    words, no contractions ("isn't", "what's"), no inflection of a generic word ("working")."""
     stems: dict[str, None] = {}
     for word in _WORD.findall(text.lower().replace("’", "'")):
         word = word.strip("'")
-        if word in NOT_CONTENT:
+        if word in NOT_CONTENT or word in FILLERS or "'" in word or _inflects_generic(word):
             continue
         root = stem(word)
         if len(root) >= MIN_STEM:
@@ -52,11 +60,24 @@ def content_stems(text: str) -> tuple[str, ...]:
 
 
 def stem(word: str) -> str:
-    """A crude English stem, enough to match `retries` with `retry` and `scheduled` with `schedule`."""
+    """A crude English stem, enough to match `retries` with `retry`, `scheduled` with `schedule`,
+    `movies` with `Movie` and `toppings` with `Topping`."""
     word = word.lower()
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
+    if len(word) > 4 and word.endswith("ie"):
+        return word[:-2] + "y"
+    if len(word) - 4 >= 3 and word.endswith("ings"):
+        return word[:-4]
     for suffix in ("ing", "ers", "er", "ed", "es", "s", "e"):
         if len(word) - len(suffix) >= 3 and word.endswith(suffix):
             return word[: -len(suffix)]
     return word
+
+
+def _inflects_generic(word: str) -> bool:
+    """`working`, `made`-style forms of the generic words: `working` is as generic as `work`."""
+    for suffix, restore in (("ing", ""), ("ing", "e"), ("ed", ""), ("ed", "e"), ("es", ""), ("s", "")):
+        if word.endswith(suffix) and word[: -len(suffix)] + restore in NOT_CONTENT:
+            return True
+    return False
