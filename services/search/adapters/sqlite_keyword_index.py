@@ -420,17 +420,42 @@ class SqliteKeywordIndex:
         where, params = _filter_sql(filters)
         weights = ", ".join(str(w) for w in BM25_WEIGHTS)
         table = fts_table(repo)
-        rows = (
-            self._reader()
-            .execute(
-                f"SELECT c.id, bm25({table}, {weights}) AS score FROM {table}"
-                f" JOIN chunks c ON c.rowid = {table}.rowid"
-                f" WHERE {table} MATCH ? AND c.repo = ?{where} ORDER BY score LIMIT ?",
-                (match, repo, *params, limit),
+        if not where and limit <= _MAX_PARAMS:
+            rows = self._top_unfiltered(table, match, weights, limit)
+        else:
+            rows = (
+                self._reader()
+                .execute(
+                    f"SELECT c.id, bm25({table}, {weights}) AS score FROM {table}"
+                    f" JOIN chunks c ON c.rowid = {table}.rowid"
+                    f" WHERE {table} MATCH ? AND c.repo = ?{where} ORDER BY score LIMIT ?",
+                    (match, repo, *params, limit),
+                )
+                .fetchall()
             )
-            .fetchall()
-        )
         return [ScoredId(cid, -score) for cid, score in rows]
+
+    def _top_unfiltered(self, table: str, match: str, weights: str, limit: int) -> list[tuple[str, float]]:
+        """The best matches ranked inside the repo's FTS table alone, then named from the chunks table, in
+        one read snapshot: joining every matching row (up to ROW_BUDGET) to filter nothing cost a third of
+        the query."""
+        db = self._reader()
+        db.execute("BEGIN")
+        try:
+            ranked = db.execute(
+                f"SELECT rowid, bm25({table}, {weights}) AS score FROM {table}"
+                f" WHERE {table} MATCH ? ORDER BY score LIMIT ?",
+                (match, limit),
+            ).fetchall()
+            rowids = [rowid for rowid, _ in ranked]
+            ids = dict(
+                db.execute(
+                    f"SELECT rowid, id FROM chunks WHERE rowid IN ({','.join('?' * len(rowids))})", rowids
+                )
+            )
+        finally:
+            db.execute("COMMIT")
+        return [(ids[rowid], score) for rowid, score in ranked if rowid in ids]
 
     def get_chunks(self, repo: str, ids: Sequence[str], with_content: bool = True) -> list[Chunk]:
         db = self._reader()

@@ -89,3 +89,25 @@ def test_keyword_candidates_metadata_is_read_while_the_query_is_embedded(tmp_pat
     assert result.hits[0].chunk.id == wanted.id and result.hits[0].chunk.content == wanted.content
     assert result.hits[0].signals.keyword_rank == 1 and result.hits[0].signals.vector_rank == 1
     engine.close()
+
+
+def test_unfiltered_keyword_ranking_matches_the_filtered_query_that_keeps_everything(tmp_path: Path) -> None:
+    index = SqliteKeywordIndex(tmp_path / "keyword.db")
+    for f in range(6):
+        path = f"src/mod{f}.py"
+        bodies = [
+            f"def handler_{f}_{i}():\n    return parse(request, {i}) + parse(reply)\n" for i in range(f + 2)
+        ]
+        index.replace_file(
+            REPO,
+            path,
+            [chunk(f"handler_{f}_{i}", path, repo=REPO, body=b, ordinal=i) for i, b in enumerate(bodies)],
+        )
+    words = ["parse", "request", "reply", "handler"]
+    everything = SearchFilters.of(languages=["python"])  # a filter: the query joins the chunks table
+    for limit in (1, 5, 50):
+        unfiltered = index.search(REPO, words, SearchFilters(), limit)
+        assert unfiltered == index.search(REPO, words, everything, limit)
+        assert len(unfiltered) == min(limit, 27)
+    assert not index._reader().in_transaction  # the read snapshot is closed again
+    index.close()
