@@ -38,7 +38,12 @@ def test_warm_loads_the_encoding_once(monkeypatch: pytest.MonkeyPatch) -> None:
     tokens.encoding.cache_clear()
     loads: list[str] = []
     real_get = tokens.tiktoken.get_encoding
-    monkeypatch.setattr(tokens.tiktoken, "get_encoding", lambda name: loads.append(name) or real_get(name))
+
+    def get_encoding(name: str) -> tokens.tiktoken.Encoding:
+        loads.append(name)
+        return real_get(name)
+
+    monkeypatch.setattr(tokens.tiktoken, "get_encoding", get_encoding)
     tokens.warm()
     assert count_tokens("warm and ready") > 0 and loads == [tokens.ENCODING_NAME]
 

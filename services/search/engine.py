@@ -205,6 +205,9 @@ class SearchEngine:
         elif want_vector:
             partial = True  # keyword-only deployment asked for vectors
         keyword_hits = self.keyword.search(repo, query_words(query), filters, depth) if want_keyword else []
+        # Rank on metadata, then load the text of the winners only (candidates are ~2×32, hits ≤ limit).
+        # The keyword candidates' metadata is read while the query is still being embedded.
+        light = self._metadata(repo, [h.chunk_id for h in keyword_hits], {})
         vector_hits: list[ScoredId] = []
         if vector_future is not None:
             try:
@@ -216,12 +219,11 @@ class SearchEngine:
                 partial = True
 
         signals = fuse(keyword_hits, vector_hits)
-        # Rank on metadata, then load the text of the winners only (candidates are ~2×32, hits ≤ limit).
-        light = self.keyword.get_chunks(repo, list(signals), with_content=False)
+        light = self._metadata(repo, list(signals), light)
         votes = self.feedback_store.votes(repo, list(signals)) if self.feedback_store is not None else {}
         hits = rank(
             signals,
-            {c.id: c for c in light if filters.accepts_chunk(c)},
+            {i: c for i, c in light.items() if filters.accepts_chunk(c)},
             self._intent(query, repo),
             limit,
             votes,
@@ -237,6 +239,13 @@ class SearchEngine:
         return intent.in_repo(
             {w: self.keyword.document_share(repo, w, implementation) for w in intent.subject_words()}
         )
+
+    def _metadata(self, repo: str, ids: Sequence[str], known: dict[str, Chunk]) -> dict[str, Chunk]:
+        """`known` plus the chunks (without their text) of the ids not in it; unknown ids are left out."""
+        missing = [i for i in ids if i not in known]
+        if not missing:
+            return known
+        return {**known, **{c.id: c for c in self.keyword.get_chunks(repo, missing, with_content=False)}}
 
     def _backlog(self, repo: str) -> int:
         """The repo's backlog, cached briefly: it is checked on every search, and only flags `partial`."""

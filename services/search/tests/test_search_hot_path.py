@@ -1,14 +1,22 @@
 """What keeps a query cheap on the hook's path, without changing what it finds: keyword readers map the
-database file (shared OS pages instead of a page cache per connection) and still see every write."""
+database file (shared OS pages instead of a page cache per connection) and still see every write; the
+keyword candidates' metadata is read while the query is being embedded."""
 
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 
+import numpy as np
+
+from kit.domain import Chunk
+from services.search.adapters.numpy_vector_index import NumpyVectorIndex
+from services.search.adapters.sqlite_embedding_store import SqliteEmbeddingStore
 from services.search.adapters.sqlite_keyword_index import SqliteKeywordIndex
 from services.search.domain.model import SearchFilters
-from services.search.tests.search_fakes import chunk
+from services.search.engine import SearchEngine
+from services.search.tests.search_fakes import WordHashEmbedder, chunk
 
 REPO = "acme/app"
 
@@ -34,4 +42,72 @@ def test_keyword_readers_map_the_file_and_see_each_committed_write(tmp_path: Pat
     index.replace_file(REPO, "src/cli.py", [second])
     assert _search_in_thread(index, ["argv"]) == []
     assert _search_in_thread(index, ["toml"]) == [second.id]
+    index.close()
+
+
+class _GatedQueries(WordHashEmbedder):
+    """A query embedder that waits (up to 5 s) for the gate: it records whether the gate opened first."""
+
+    def __init__(self, gate: threading.Event) -> None:
+        super().__init__()
+        self.gate = gate
+        self.opened_first: list[bool] = []
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        self.opened_first.append(self.gate.wait(5.0))
+        return super().embed(texts)
+
+
+def test_keyword_candidates_metadata_is_read_while_the_query_is_embedded(tmp_path: Path) -> None:
+    gate = threading.Event()
+    keyword = SqliteKeywordIndex(tmp_path / "k.db")
+    read = keyword.get_chunks
+
+    def get_chunks(repo: str, ids: Sequence[str], with_content: bool = True) -> list[Chunk]:
+        if not with_content:
+            gate.set()
+        return read(repo, ids, with_content)
+
+    keyword.get_chunks = get_chunks  # type: ignore[method-assign]
+    backfill = WordHashEmbedder()
+    queries = _GatedQueries(gate)
+    engine = SearchEngine(
+        keyword,
+        NumpyVectorIndex(tmp_path / "v.db", backfill.dimension),
+        backfill,
+        SqliteEmbeddingStore(tmp_path / "e.db"),
+        query_embedder=queries,
+    )
+    wanted = chunk("parse_flags", "src/cli.py", repo=REPO, body="def parse_flags(argv):\n    return argv\n")
+    other = chunk("send_mail", "src/mail.py", repo=REPO, body="def send_mail(to):\n    return smtp(to)\n")
+    engine.upsert_file(REPO, "src/cli.py", [wanted])
+    engine.upsert_file(REPO, "src/mail.py", [other])
+    while engine.backfill_once():
+        pass
+    result = engine.search("parse_flags argv", REPO, limit=5)
+    assert queries.opened_first == [True]  # the vector side waited for the keyword side's metadata
+    assert result.hits[0].chunk.id == wanted.id and result.hits[0].chunk.content == wanted.content
+    assert result.hits[0].signals.keyword_rank == 1 and result.hits[0].signals.vector_rank == 1
+    engine.close()
+
+
+def test_unfiltered_keyword_ranking_matches_the_filtered_query_that_keeps_everything(tmp_path: Path) -> None:
+    index = SqliteKeywordIndex(tmp_path / "keyword.db")
+    for f in range(6):
+        path = f"src/mod{f}.py"
+        bodies = [
+            f"def handler_{f}_{i}():\n    return parse(request, {i}) + parse(reply)\n" for i in range(f + 2)
+        ]
+        index.replace_file(
+            REPO,
+            path,
+            [chunk(f"handler_{f}_{i}", path, repo=REPO, body=b, ordinal=i) for i, b in enumerate(bodies)],
+        )
+    words = ["parse", "request", "reply", "handler"]
+    everything = SearchFilters.of(languages=["python"])  # a filter: the query joins the chunks table
+    for limit in (1, 5, 50):
+        unfiltered = index.search(REPO, words, SearchFilters(), limit)
+        assert unfiltered == index.search(REPO, words, everything, limit)
+        assert len(unfiltered) == min(limit, 27)
+    assert not index._reader().in_transaction  # the read snapshot is closed again
     index.close()
