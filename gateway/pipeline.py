@@ -204,7 +204,7 @@ class Pipeline:
             seeds, degraded = await self.resolve_seeds(request.repo, request.route.symbol_seeds)
             if not seeds:
                 return seeds, None, degraded
-            graph, more = await self.expand_call_graph(request, seeds[0], False)
+            graph, more = await self.expand_call_graph(request, expansion_seed(seeds), False)
             return seeds, graph, degraded | more
 
         architecture = request.route.name == RouteName.ARCHITECTURE
@@ -376,6 +376,15 @@ def call_graph_facts(seed: Symbol, tree: CallTree) -> GraphFacts:
         callers=tuple(_unique(callers)),
         callees=tuple(_unique(callees)),
     )
+
+
+def expansion_seed(seeds: Sequence[Symbol]) -> Symbol:
+    """The definition of the first named symbol whose call tree is expanded: its longest one. A name
+    often has a bodiless declaration beside its implementation (TypeScript overloads, a Python
+    `@overload`, a C prototype); the declaration calls nothing, so its tree had no callees at all."""
+    first = seeds[0].qualified_name
+    same = [s for s in seeds if s.qualified_name == first and s.path == seeds[0].path]
+    return max(same, key=lambda s: (s.end_line - s.start_line, -same.index(s)))
 
 
 def _inferred_seed(request: Request, evidence: Evidence) -> Symbol | None:

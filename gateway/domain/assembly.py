@@ -126,8 +126,8 @@ def assemble_context(
     )
     ledger.tokens -= reserved
     ledger.chars -= reserved_chars
-    block_cap = int(policy.block_max_share * budget_tokens)
-    cut.extend(add_code(ledger, ordered, repo_root, policy, name, prompt_terms(query), block_cap))
+    caps = (int(policy.lead_block_max_share * budget_tokens), int(policy.block_max_share * budget_tokens))
+    cut.extend(add_code(ledger, ordered, repo_root, policy, name, prompt_terms(query), caps))
     ledger.tokens += reserved
     ledger.chars += reserved_chars
     for part in memory_parts:

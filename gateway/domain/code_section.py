@@ -48,11 +48,12 @@ def add_code(
     policy: BudgetPolicy,
     route: str = "",
     terms: frozenset[str] = frozenset(),
-    block_cap: int = 0,
+    block_caps: tuple[int, int] = (0, 0),
 ) -> list[ContextItem]:
     """Place the candidates (granular selection first), cutting duplicates, overlaps, what does not fit,
     and — the adaptive stop — candidates much weaker than the best one that add no prompt term.
-    `block_cap` (tokens, 0: none) is the most a block after the first may take (see `_place`)."""
+    `block_caps` (tokens, 0: none) are the most the first block or a seed, and any other block, may take
+    (see `_place`)."""
     cut: list[ContextItem] = []
     shown: dict[str, list[tuple[int, int, str]]] = {}
     seen_ids: set[str] = set()
@@ -83,7 +84,7 @@ def add_code(
             ledger,
             replace(candidate, chunk=shaped),
             path,
-            Slot(rank, index + 1 < len(selection), block_cap),
+            Slot(rank, index + 1 < len(selection), block_cap=block_caps[1], lead_cap=block_caps[0]),
             policy,
             line_map,
         )
@@ -189,11 +190,13 @@ def name_terms(chunk: Chunk) -> set[str]:
 
 @dataclass(frozen=True, slots=True)
 class Slot:
-    """Where a block goes: its rank among the placed, whether candidates follow, the per-block cap."""
+    """Where a block goes: its rank among the placed, whether candidates follow, and the most tokens a
+    block may take (0: no cap): the first block and the seeds `lead_cap`, any other `block_cap`."""
 
     rank: int
     more_follow: bool
     block_cap: int = 0
+    lead_cap: int = 0
 
 
 def _place(
@@ -204,9 +207,10 @@ def _place(
     policy: BudgetPolicy,
     line_map: list[int] | None = None,
 ) -> tuple[str, int, str, int] | ContextItem:
-    """The candidate's block as (text, tokens, note, last line shown): trimmed to `slot.block_cap` when
-    it is longer and neither the first block nor a seed, trimmed to fit when it does not fit whole and
-    is among the top `trim_top`; else the cut item saying which limit it broke."""
+    """The candidate's block as (text, tokens, note, last line shown): trimmed to its cap when longer
+    (`slot.lead_cap` for the first block and the seeds, `slot.block_cap` for the others), trimmed to fit
+    when it does not fit whole and is among the top `trim_top`; else the cut item saying which limit it
+    broke."""
     chunk = candidate.chunk
     first = not ledger.parts.get(Section.CODE)
     extra_tokens, extra_chars = (TITLE_TOKENS, utf16_len(SECTION_TITLES[Section.CODE])) if first else (0, 0)
@@ -214,10 +218,12 @@ def _place(
     # Counting costs ~1 ms per 1,000 tokens: skip it for blocks that cannot fit whole anyway.
     countable = utf16_len(block) <= ledger.chars and len(block) <= MAX_CHARS_PER_TOKEN * ledger.tokens
     tokens = count_tokens(block) if countable else estimate_tokens(block)
-    capped = 0 < slot.block_cap < tokens and not first and candidate.reason != CandidateReason.SEED
-    if capped:
-        trimmed = trim_code(chunk, path, candidate.reason, slot.block_cap, ledger.chars, line_map)
-        if trimmed is not None and ledger.fits(trimmed[1], utf16_len(trimmed[0])):
+    cap = slot.lead_cap if first or candidate.reason == CandidateReason.SEED else slot.block_cap
+    if 0 < cap < tokens:
+        trimmed = trim_code(chunk, path, candidate.reason, cap, ledger.chars - extra_chars, line_map)
+        if trimmed is not None and ledger.fits(
+            trimmed[1] + extra_tokens, utf16_len(trimmed[0]) + extra_chars
+        ):
             block, tokens, last_line = trimmed
             note = f"trimmed: lines {chunk.start_line}-{last_line} shown"
             return block, tokens, note, max(chunk.start_line, last_line)

@@ -122,10 +122,13 @@ class BudgetPolicy:
     min_trimmed_tokens: int = 40
     # A trimmed chunk leaves the rest of the code room to the candidates after it.
     trim_room_share: float = 0.6
-    # A code block after the first may take at most this share of the budget: a longer one is trimmed to
-    # it (signature and first lines, the rest marked as elided with its lines), so one long function at
-    # rank 4 does not cost the three short ones after it. Definitions the prompt named (seeds) stay whole.
-    # Measured on the 8 bench corpora: at 0.1 the same symbol NDCG@10 with 5–19 % fewer tokens.
+    # A code block may take at most this share of the budget — the first block and the definitions the
+    # prompt named (seeds) `lead_block_max_share`, any other `block_max_share`: a longer one is trimmed
+    # to it (signature and first lines, the rest marked as elided with its lines), so one long function
+    # at rank 4 does not cost the three short ones after it, nor a 100-line data file at rank 1 the
+    # whole block. Measured on the 8 bench corpora: the same symbol NDCG@10 or better, 5–19 % fewer
+    # tokens (bench/results/2026-12-02).
+    lead_block_max_share: float = 0.4
     block_max_share: float = 0.1
     # A class longer than this many lines is shown as its header (signature, fields, members), and a
     # longer module-level chunk gives way to the candidates inside it (code_select.py).

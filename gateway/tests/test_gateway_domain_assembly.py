@@ -224,22 +224,40 @@ def test_a_long_block_after_the_first_is_trimmed_to_its_share_so_the_next_ones_f
         )
         for i in range(3)
     ]
-    policy = BudgetPolicy(stop_ratio=(), block_max_share=0.1)
+    policy = BudgetPolicy(stop_ratio=(), block_max_share=0.1, lead_block_max_share=0.0)
     result = assemble_context("lookup", long + short, budget_tokens=2_500, policy=policy)
     by_id = {i.chunk_id: i for i in result.items}
     assert set(by_id) == {"c0", "c1", "c2", "c3", "c4", "s0", "s1", "s2"}
-    assert by_id["c0"].note == ""  # the first block is whole
+    assert by_id["c0"].note == ""  # the first block has its own cap (none here)
     for cid in ("c1", "c2", "c3", "c4"):
         assert by_id[cid].tokens <= 250 and by_id[cid].note.startswith("trimmed: lines 1-")
         assert by_id[cid].end_line == 121  # the item still names the whole definition
     assert "… lines" in result.text and result.tokens <= 2_500
     # without the cap the long blocks after the top three are cut whole
-    uncapped = BudgetPolicy(stop_ratio=(), block_max_share=0.0)
+    uncapped = BudgetPolicy(stop_ratio=(), block_max_share=0.0, lead_block_max_share=0.0)
     whole = assemble_context("lookup", long + short, budget_tokens=2_500, policy=uncapped)
     assert {"c3", "c4"}.isdisjoint(i.chunk_id for i in whole.items)
 
 
-def test_a_definition_the_prompt_named_is_never_trimmed_to_the_block_share():
+def test_the_first_block_is_trimmed_to_the_lead_share_and_leaves_room_for_the_others():
+    rows = "".join(
+        f"  - prompt: example number {i} of a routed prompt\n    route: lookup\n" for i in range(150)
+    )
+    data = chunk("y", "data/prompts.yaml", 1, 301, "data/prompts.yaml", rows, kind=ChunkKind.FILE)
+    fns = [
+        CodeCandidate(
+            chunk(f"f{i}", f"src/f{i}.py", 1, 2, f"f{i}", f"def f{i}():\n    return {i}\n"), 5.0 - i
+        )
+        for i in range(4)
+    ]
+    policy = BudgetPolicy(stop_ratio=())
+    result = assemble_context("lookup", [CodeCandidate(data, 9.0), *fns], budget_tokens=2_500, policy=policy)
+    by_id = {i.chunk_id: i for i in result.items}
+    assert by_id["y"].tokens <= 1_000 and by_id["y"].note.startswith("trimmed: lines 1-")
+    assert {"f0", "f1", "f2", "f3"} <= set(by_id)
+
+
+def test_a_definition_the_prompt_named_is_not_trimmed_to_the_block_share():
     filler = "".join(f"    x_{i} = compute_{i}()\n" for i in range(60))
     first = CodeCandidate(chunk("a", "src/a.py", 1, 2, "a", "def a():\n    return 1\n"), 9.0)
     seed = CodeCandidate(chunk("b", "src/b.py", 1, 61, "b", f"def b():\n{filler}"), 8.0, "seed")

@@ -8,6 +8,8 @@ from gateway.domain.code_select import class_header
 from kit.domain import Chunk, ChunkKind
 
 NO_STOP = BudgetPolicy(stop_ratio=())
+# Trimmed to fit the budget, not to a block share.
+NO_CAP = BudgetPolicy(stop_ratio=(), lead_block_max_share=0.0, block_max_share=0.0)
 
 
 def _chunk(cid: str, start: int, end: int, name: str, content: str, kind: ChunkKind) -> Chunk:
@@ -41,7 +43,7 @@ def test_a_doc_trimmed_block_that_is_trimmed_reports_its_true_source_lines_and_o
         "lookup",
         [CodeCandidate(run, 2.0), CodeCandidate(later, 1.0)],
         budget_tokens=260,
-        policy=NO_STOP,
+        policy=NO_CAP,
     )
     shown = re.findall(r"# source line (\d+)", result.text)
     last = int(shown[-1])

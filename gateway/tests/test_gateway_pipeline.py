@@ -12,11 +12,11 @@ from gateway.context import ContextQuery, ContextResult, ContextService
 from gateway.domain.assembly import MemoryItem
 from gateway.domain.fusion import CommunitySummary, HubSummary
 from gateway.domain.routing import RouteName, classify
-from gateway.pipeline import RetrievalPolicy
+from gateway.pipeline import RetrievalPolicy, expansion_seed
 from gateway.ports import Communities, IndexStatus, Rejected, RepoInfo
 from gateway.repos import RepoDirectory
 from gateway.tests.fakes import FakeBackends, World, make_chunk
-from kit.domain import ChunkKind
+from kit.domain import ChunkKind, Symbol
 from kit.testing import eventually
 
 REPO = RepoInfo("shop", "/src/shop", "github.com/acme/shop")
@@ -281,3 +281,16 @@ async def test_the_staleness_line_appears_once_the_index_status_is_known() -> No
 
 async def _until(condition: Callable[[], object]) -> None:
     await eventually(condition, 5, "the background task", interval=0)
+
+
+def test_the_call_tree_is_expanded_around_the_implementation_not_a_bodiless_overload() -> None:
+    def sym(sid: str, name: str, start: int, end: int, path: str = "src/ops.ts") -> Symbol:
+        return Symbol(sid, path, name, name, ChunkKind.FUNCTION, start, end)
+
+    overload = sym("decl", "mergeMap", 8, 24)  # stacked overload signatures, no body
+    impl = sym("impl", "mergeMap", 27, 96)
+    other = sym("other", "concatMap", 1, 200, "src/concat.ts")
+    assert expansion_seed([overload, impl, other]).id == "impl"
+    assert expansion_seed([other, overload, impl]).id == "other"  # the first name the prompt gave
+    elsewhere = sym("far", "mergeMap", 1, 300, "src/legacy.ts")  # same name in another file: not it
+    assert expansion_seed([overload, elsewhere]).id == "decl"
