@@ -345,7 +345,7 @@ class MeilisearchKeywordIndex:
         return hits[:limit]
 
     def document_share(self, repo: str, word: str, filters: SearchFilters) -> float:
-        """Two exhaustive counts in one multi-search (`hitsPerPage: 0` returns totals only), cached."""
+        """Two exhaustive counts in one multi-search (page-based, as `counts`: totalHits is exact), cached."""
         now = time.monotonic()
         key = (repo, word, filters)
         with self._df_lock:
@@ -355,7 +355,15 @@ class MeilisearchKeywordIndex:
         flt = search_filter(repo, filters)
         counts = self._client.multi_search(
             [
-                {"indexUid": self._chunks.uid, "q": q, "filter": flt, "hitsPerPage": 0, "page": 1, **extra}
+                {
+                    "indexUid": self._chunks.uid,
+                    "q": q,
+                    "filter": flt,
+                    "hitsPerPage": 1,
+                    "page": 1,
+                    "attributesToRetrieve": ["repo"],
+                    **extra,
+                }
                 for q, extra in (("", {}), (word, {"matchingStrategy": "all"}))
             ]
         )["results"]

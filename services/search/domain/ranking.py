@@ -31,7 +31,7 @@ WANTED_BOOST = 1.5
 # When "test" (or the query's own test word) is in at least this share of a repo's implementation
 # (non-test) chunks, testing is what the repo is about and its test words ask for nothing: in a test
 # runner, "the fixture that captures stdout written by the test" asks for the runner's code. Measured
-# (bench/README): pytest 48% ("fixture" 24%); the other corpora ≤ 12%.
+# (README): pytest 48% ("fixture" 24%); the other corpora ≤ 12%.
 SUBJECT_SHARE = 0.2
 SUBJECT_TEST_WORD = "test"
 # Measured on the bench by re-ranking the same candidates (rxjs, fastify; bench/README): a markdown page,
