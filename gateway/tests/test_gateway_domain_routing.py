@@ -1,5 +1,6 @@
 import statistics
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -152,24 +153,31 @@ def test_follow_up_without_history_is_unchanged_and_after_a_skip_is_skipped():
     assert resolve_follow_up(content, classify("where is a_b")) == content
 
 
-def test_classify_p99_is_under_a_millisecond():
-    prompts = [sanitize_prompt(case["prompt"]).text for _, case in _labelled()]
-    prompts.append(
-        sanitize_prompt("please look at " + "the parser and LoaderThing in src/a/b.py " * 200).text
+def test_classify_costs_a_bounded_multiple_of_sanitising_the_same_prompts():
+    """classify is a few precompiled regular expressions over the prompt (typically ~0.2 ms, see
+    `python -m bench hook` for the hook's CPU); measured against sanitize_prompt, another regex pass over
+    the same texts in the same run, so a loaded machine slows both alike. Median of 5 per prompt."""
+    raw = [case["prompt"] for _, case in _labelled()]
+    raw.append("please look at " + "the parser and LoaderThing in src/a/b.py " * 200)
+    prompts = [sanitize_prompt(p).text for p in raw]
+
+    def total(fn: Callable[[str], object], texts: list[str]) -> float:
+        for text in texts:
+            fn(text)  # warm up
+        spent = 0.0
+        for text in texts:
+            runs = []
+            for _ in range(5):
+                started = time.perf_counter()
+                fn(text)
+                runs.append(time.perf_counter() - started)
+            spent += statistics.median(runs)
+        return spent
+
+    classifying, sanitising = total(classify, prompts), total(sanitize_prompt, raw)
+    assert classifying < 40 * sanitising, (
+        f"classify {classifying * 1e3:.1f} ms vs sanitize {sanitising * 1e3:.1f} ms"
     )
-    for prompt in prompts:
-        classify(prompt)  # warm up
-    timings = []
-    for prompt in prompts:
-        runs = []
-        for _ in range(5):
-            started = time.perf_counter()
-            classify(prompt)
-            runs.append(time.perf_counter() - started)
-        timings.append(statistics.median(runs))  # the median of 5 shrugs off a scheduler hiccup
-    timings.sort()
-    p99 = timings[int(len(timings) * 0.99)]
-    assert p99 < 0.001, f"p99 {p99 * 1e6:.0f} µs"
 
 
 @pytest.mark.parametrize(
