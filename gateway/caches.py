@@ -56,7 +56,11 @@ class SessionRoutes:
 
 class IndexStatusCache:
     """The last known index status per repo (commit, branch, dirty files): refreshed in the background
-    when older than `ttl`, one refresh per repo at a time, never awaited on the hook path."""
+    when older than `ttl`, one refresh per repo at a time, never awaited on the hook path.
+
+    A hook reads the status first (`staleness`) and asks for a refresh only once its reply is built
+    (`refresh_if_stale`): the refresh makes the indexer walk the repo's tree for dirty files (~0.4 s of
+    CPU for 1,000 files), which would otherwise compete with the very hook that triggered it."""
 
     def __init__(self, indexer: IndexerBackend, tasks: BackgroundTasks, ttl: float) -> None:
         self.indexer, self.tasks, self.ttl = indexer, tasks, ttl
@@ -70,36 +74,41 @@ class IndexStatusCache:
         return repo in self._refreshing
 
     def staleness(self, repo: RepoInfo, head_commit: str = "") -> Staleness | None:
+        """The cached status (None until the first refresh has answered); never calls the indexer."""
         cached = self._status.get(repo.name)
-        expired = cached is None or time.monotonic() - cached[0] > self.ttl
-        if expired and repo.name not in self._refreshing:  # one refresh in flight per repo, not one per hook
-            self._refreshing.add(repo.name)
-            self.tasks.spawn(self._refresh(repo))
         if cached is None:
             return None
         status = cached[1]
         return Staleness(status.indexed_commit, head_commit or status.head_commit, status.dirty_files)
 
+    def refresh_if_stale(self, repo: str) -> None:
+        """Start a background refresh when the cached status is missing or older than `ttl`."""
+        cached = self._status.get(repo)
+        expired = cached is None or time.monotonic() - cached[0] > self.ttl
+        if expired and repo not in self._refreshing:  # one refresh in flight per repo, not one per hook
+            self._refreshing.add(repo)
+            self.tasks.spawn(self._refresh(repo))
+
     def branch(self, repo: str) -> str:
         """The branch the indexer last reported for `repo` ("" when unknown)."""
         return self._branches.get(repo, "")
 
-    async def _refresh(self, repo: RepoInfo) -> None:
+    async def _refresh(self, repo: str) -> None:
         try:
-            reply = await self.indexer.repo_status(repo.name, 5.0)
-            self._status[repo.name] = (
+            reply = await self.indexer.repo_status(repo, 5.0)
+            self._status[repo] = (
                 time.monotonic(),
                 Staleness(reply.indexed_commit, reply.head_commit, tuple(reply.dirty_files[:20])),
             )
-            self._branches[repo.name] = reply.branch
+            self._branches[repo] = reply.branch
         except Exception as exc:  # staleness is a nicety: the next hook after this one tries again
-            if repo.name not in self._failing:  # once per outage, not once per hook
-                self._failing.add(repo.name)
-                log.info("index_status.unavailable", repo=repo.name, error=str(exc) or type(exc).__name__)
+            if repo not in self._failing:  # once per outage, not once per hook
+                self._failing.add(repo)
+                log.info("index_status.unavailable", repo=repo, error=str(exc) or type(exc).__name__)
         else:
-            self._failing.discard(repo.name)
+            self._failing.discard(repo)
         finally:
-            self._refreshing.discard(repo.name)
+            self._refreshing.discard(repo)
 
 
 class FileSizeCache:

@@ -105,6 +105,8 @@ class ContextService:
     async def build(self, query: ContextQuery) -> ContextResult:
         started = time.perf_counter()
         result = await self._build(query)
+        if result.repo:  # once the reply is built: see IndexStatusCache
+            self.index_status.refresh_if_stale(result.repo)
         result.elapsed_ms = round((time.perf_counter() - started) * 1000, 2)
         describe_in_request_log(result)
         return result

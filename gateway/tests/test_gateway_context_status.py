@@ -7,8 +7,11 @@ from types import SimpleNamespace
 from typing import Any
 
 from gateway.context import ContextQuery, ContextService
+from gateway.domain.assembly import Staleness
 from gateway.ports import IndexStatus
-from gateway.repos import RepoInfo
+from gateway.repos import RepoDirectory, RepoInfo
+from gateway.tests.fakes import FakeBackends
+from gateway.tests.test_gateway_pipeline import shop
 from kit.testing import eventually
 
 
@@ -40,17 +43,32 @@ async def test_concurrent_hooks_share_one_status_refresh_and_a_failure_is_retrie
     service = ContextService(ports, repos=None, default_budget=1000, backend_deadline=0.2)  # type: ignore[arg-type]
     repo, query = RepoInfo("shop", "/src/shop", ""), ContextQuery(prompt="where is checkout")
 
+    def hook() -> object:  # what each hook does with the cache: read it, then ask for a refresh
+        staleness = service.index_status.staleness(repo, query.head_commit)
+        service.index_status.refresh_if_stale(repo.name)
+        return staleness
+
     backends.fail = True
-    assert [service.index_status.staleness(repo, query.head_commit) for _ in range(16)] == [None] * 16
+    assert [hook() for _ in range(16)] == [None] * 16
     backends.release.set()
     await refreshed(service, "shop")
     assert backends.calls == 1  # sixteen hooks while the indexer was slow: one RepoStatus, not sixteen
 
     backends.fail, backends.release = False, asyncio.Event()
-    assert [service.index_status.staleness(repo, query.head_commit) for _ in range(16)] == [None] * 16
+    assert [hook() for _ in range(16)] == [None] * 16
     backends.release.set()
     await refreshed(service, "shop")
     assert backends.calls == 2  # the failed refresh did not stop the next one
-    staleness = service.index_status.staleness(repo, query.head_commit)
-    assert staleness is not None and staleness.indexed_commit == "a" * 40
+    staleness = hook()
+    assert isinstance(staleness, Staleness) and staleness.indexed_commit == "a" * 40
     assert backends.calls == 2  # fresh: served from the cache
+
+
+async def test_a_hook_asks_for_the_index_status_only_once_its_reply_is_built() -> None:
+    # The refresh makes the indexer walk the repo's tree: it must not compete with the hook itself.
+    backends = FakeBackends(shop())
+    ctx = ContextService(backends, RepoDirectory(backends.indexer), 2500, 0.05)
+    await asyncio.wait_for(ctx.build(ContextQuery(prompt="who calls charge_card?", repo="shop")), 10)
+    await eventually(lambda: ("indexer", "repo_status") in backends.calls, 5, "the status refresh")
+    first_status = backends.calls.index(("indexer", "repo_status"))
+    assert {("search", "search"), ("memory", "recall")} <= set(backends.calls[:first_status])
