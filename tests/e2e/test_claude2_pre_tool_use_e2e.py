@@ -91,8 +91,9 @@ def test_read_of_injected_file_gets_the_pre_tool_use_note_in_the_next_model_requ
 def test_the_command_hook_costs_about_a_bare_curl_and_the_server_time_is_small(
     indexed: Suite, tmp_path: Path
 ) -> None:
-    """The curl command hook `init` writes for team servers, timed against a bare curl of /healthz (the
-    baseline, measured here); the gateway's own server time for each call comes from its log."""
+    """The curl command hook `init` writes for team servers, timed against a bare curl of /healthz in the
+    same shell shape (the baseline, measured here in turn with it); the gateway's own server time for each
+    call comes from its log."""
     project = tmp_path / "shop"
     shutil.copytree(ROOT / "tests/fixtures/spine", project)
     done = indexed.cli(
@@ -118,8 +119,12 @@ def test_the_command_hook_costs_about_a_bare_curl_and_the_server_time_is_small(
         )
         return time.perf_counter() - started, run.stdout
 
-    hook = sorted(timed(["sh", "-c", command], body) for _ in range(7))
-    bare = sorted(timed(["curl", "-sS", f"{indexed.url}/healthz"], "")[0] for _ in range(7))
+    # The baseline is the same shell shape (sh, a command substitution, curl, printf) around a bare GET of
+    # /healthz, run in turn with the hook so both see the same load: only the request and the server differ.
+    bare_command = f"out=$(curl -sS '{indexed.url}/healthz') && printf '%s' \"$out\""
+    runs = [(timed(["sh", "-c", command], body), timed(["sh", "-c", bare_command], "")[0]) for _ in range(7)]
+    hook = sorted(h for h, _ in runs)
+    bare = sorted(b for _, b in runs)
     assert "RepoRecall: this Read" in hook[3][1]
     server_ms = [
         json.loads(line)["server_ms"]
