@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from gateway.adapters.grpc_backends import GrpcGraph
-from gateway.pipeline import call_graph_facts
+from gateway.call_graph import call_graph_facts
 from gateway.ports import CallEdge, CallTree
 from kit.convert import symbol_to_pb
 from kit.domain import ChunkKind, Symbol

@@ -8,11 +8,12 @@ from collections.abc import Callable
 
 import pytest
 
+from gateway.call_graph import expansion_seed
 from gateway.context import ContextQuery, ContextResult, ContextService
 from gateway.domain.assembly import MemoryItem
 from gateway.domain.fusion import CommunitySummary, HubSummary
 from gateway.domain.routing import RouteName, classify
-from gateway.pipeline import RetrievalPolicy, expansion_seed
+from gateway.pipeline import RetrievalPolicy
 from gateway.ports import Communities, IndexStatus, Rejected, RepoInfo
 from gateway.repos import RepoDirectory
 from gateway.tests.fakes import FakeBackends, World, make_chunk
