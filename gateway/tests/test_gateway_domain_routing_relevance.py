@@ -11,7 +11,7 @@ import pytest
 
 from gateway.domain.routing import RouteName, classify
 from gateway.domain.routing.cues import has_code_signal, off_topic_cue
-from gateway.domain.routing.relevance import SIMILAR, gate, named_stems, skipped
+from gateway.domain.routing.relevance import SIMILAR, SIMILAR_FLOOR, gate, named_stems, skipped
 from gateway.domain.routing.seeds import lookup_limit, specific_definitions
 from gateway.domain.routing.words import content_stems
 from gateway.tests.fakes import make_chunk
@@ -147,6 +147,36 @@ def test_the_words_of_the_cue_itself_are_no_evidence() -> None:
     assert gate(classify(prompt), prompt, ["TrainingData.load", "src/data.py"]).skip
 
 
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "What's the best way to learn functional programming if I've only ever written Java? This isn't "
+        "about any project I'm working on, just general advice for my own growth.",
+        "unrelated to the code: how long should I steep green tea",
+        "nothing to do with our repo, but is a standing desk worth it?",
+    ],
+)
+def test_a_prompt_the_user_says_is_not_about_the_code_skips_whatever_its_words(prompt: str) -> None:
+    route = classify(prompt)
+    assert route.off_topic == "unrelated", route
+    assert gate(route, prompt, ["Program.learn", "src/functional/java.py", "Desk.stand", "tea.py"]).skip
+
+
+def test_saying_the_code_is_not_the_problem_is_no_disclaimer() -> None:
+    for prompt in (
+        "the retry loop is not about the network at all, it spins on a lock — where is it?",
+        "this isn't about the project layout: why does the parser drop the last token?",
+    ):
+        assert classify(prompt).off_topic != "unrelated", prompt
+
+
+def test_your_knowledge_cutoff_date_is_about_the_assistant() -> None:
+    prompt = "whats your knowledge cutoff date"
+    route = classify(prompt)
+    assert route.off_topic == "assistant"
+    assert gate(route, prompt, ["DateScheduler.now", "src/date.ts"]).skip
+
+
 def test_a_bare_topic_word_beside_a_cue_about_the_exchange_is_no_evidence() -> None:
     prompt = "how big is your context window, roughly, in tokens?"
     route = classify(prompt)
@@ -155,9 +185,17 @@ def test_a_bare_topic_word_beside_a_cue_about_the_exchange_is_no_evidence() -> N
 
 
 def test_a_writing_request_with_a_bare_topic_word_is_creative_one_about_this_code_is_not() -> None:
-    assert classify("write a haiku about recursion").off_topic == "creative"
     for prompt in (
-        "tell me a joke about fixtures",  # an artefact of a codebase: a strong sign, never gated
+        "write a haiku about recursion",
+        "tell me a joke about fixtures",  # a word for code as the piece's topic
+        "Could you write a sonnet about merge conflicts",
+        "short story where a null pointer falls in love with a segfault",  # reads as a bug report too
+    ):
+        assert classify(prompt).off_topic == "creative", prompt
+        assert gate(
+            classify(prompt), prompt, ["MergeConflict.resolve", "NullPointerError", "fixtures.py"]
+        ).skip
+    for prompt in (
         "write a limerick about the most complicated function in here",
         "write a haiku-style comment for the main function",
         "translate this loop into a list comprehension",
@@ -429,3 +467,57 @@ def test_similar_code_does_not_vouch_for_a_long_prompt_that_names_a_few_words_by
     route = classify(prompt)
     assert route.off_topic
     assert gate(route, prompt, ["next_word", "src/words.py"], vector_scores=[0.6]).skip
+
+
+HEART_HITS = ["Heartbeat.rest", "middleware/heartbeat.go", "RateLimiter.normal", "src/rate.py"]
+
+
+def test_words_named_by_chance_keep_nothing_when_no_code_found_reads_like_the_prompt() -> None:
+    prompt = "What's a normal resting heart rate for an adult?"
+    route = classify(prompt)
+    assert route.off_topic
+    assert not gate(route, prompt, HEART_HITS).skip  # no vectors yet (backfilling): words decide
+    assert not gate(route, prompt, HEART_HITS, vector_scores=[SIMILAR_FLOOR + 0.05]).skip
+    verdict = gate(route, prompt, HEART_HITS, vector_scores=[0.1, SIMILAR_FLOOR - 0.05])
+    assert verdict.skip and "reads like the prompt" in verdict.reason
+
+
+def test_the_similarity_floor_spares_behaviour_asks_and_small_talk_beside_a_question() -> None:
+    prompt = "what happens when the input is empty"
+    assert not gate(classify(prompt), prompt, ["parse_input", "src/input.py"], vector_scores=[0.1]).skip
+    prompt = "I'm so tired today. how does the subscriber get torn down?"
+    assert not gate(classify(prompt), prompt, HIT_NAMES, vector_scores=[0.1]).skip
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "what does a CPU cache do",
+        "how does public key cryptography work at a high level",
+        "what are observables",
+        "how does routing work",
+    ],
+)
+def test_a_textbook_question_about_a_concept_goes_to_the_gate(prompt: str) -> None:
+    route = classify(prompt)
+    assert route.off_topic == "general knowledge", route
+    assert gate(route, prompt, ["Queue.push", "src/queue.py"], vector_scores=[0.2]).skip
+
+
+def test_a_textbook_question_the_repo_answers_is_kept() -> None:
+    prompt = "how does routing work"
+    assert not gate(classify(prompt), prompt, ["Router.route", "src/routing.ts"], vector_scores=[0.5]).skip
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "what does the cache do",
+        "how does it know when it's done?",
+        "how do the pieces fit together at a high level",
+        "what is a fixture",
+        "how does `mergeMap` work",
+    ],
+)
+def test_a_question_pointing_at_the_project_is_no_textbook_question(prompt: str) -> None:
+    assert classify(prompt).off_topic != "general knowledge"

@@ -17,15 +17,21 @@ _LANGUAGES = (
 )
 # Each category's cues, matched on the lowercased prompt. They only nominate a prompt for the gate.
 _CUES: dict[str, str] = {
+    # The user says so: "this isn't about any project I'm working on", "nothing to do with the code".
+    "unrelated": (
+        r"(?:\bnot|n't|\bnothing)\s+(?:\w+\s+){0,2}(?:about|related\s+to|to\s+do\s+with|connected\s+to)\s+"
+        r"(?:any|my|the|our|this|a)\s+(?:\w+\s+)?(?:project|projects|code|codebase|repo|repository|work)\b|"
+        r"\bunrelated\s+to\s+(?:any|my|the|our|this)\s+(?:\w+\s+)?(?:project|code|codebase|repo|repository|work)\b"
+    ),
     "assistant": (
         r"\b(?:who|what)\s+(?:are|r)\s+you\b|\bare\s+you\s+(?:an?\s+|really\s+|actually\s+)?(?:ai|bot|robot|"
         r"human|real|sentient|conscious|alive|person|chatgpt|claude|gpt\w*|smart|happy|sad|tired|ok|okay)\b|"
         r"\b(?:who|which\s+company)\s+(?:made|created|built|trained|developed|owns)\s+you\b|"
         r"\b(?:what|which)\s+(?:model|version|llm|ai|kind\s+of\s+(?:ai|model|assistant))\s+(?:are|is)\s+(?:you|this)\b|"
         r"\bwhat\s+(?:day|date|time|year|month)\s+(?:is\s+it|it\s+is)\b|"
-        r"\byour\s+(?:name|creator|maker|training\s+data|training|knowledge\s+cutoff|cutoff|favou?rite|"
-        r"opinion|opinions|feelings?|emotions?|age|birthday|hobb(?:y|ies)|personality|context\s+window|"
-        r"limitations|capabilities|weights|memory|own\s+\w+)\b|"
+        r"\byour\s+(?:(?:knowledge\s+|training\s+(?:data\s+)?)?cut-?off(?:\s+date)?|name|creator|maker|"
+        r"training\s+data|training|favou?rite|opinion|opinions|feelings?|emotions?|age|birthday|hobb(?:y|ies)|"
+        r"personality|context\s+window|limitations|capabilities|weights|memory|own\s+\w+)\b|"
         r"\bdo\s+you\s+(?:have\s+(?:feelings|emotions|a\s+(?:name|body|family|favou?rite))|feel|dream|sleep|"
         r"get\s+tired|enjoy|like\s+(?:your|being|music|movies|me)|love|hate|believe\s+in|remember\s+me|"
         r"ever\s+get)\b|\btell\s+me\s+about\s+yourself\b|\byourself\b|\bwhat\s+can\s+you\s+do\b|"
@@ -195,9 +201,21 @@ BEHAVIOUR_ASK = re.compile(
     r"\bwhy\s+(?:does|do|is|are|did|would|doesn't|don't|isn't|won't|can't)\s+the\b"
 )
 _DEICTIC = re.compile(r"\b(?:this|that|these|those|it|its|it's|here|above|below|same|again)\b")
+# The whole prompt asks what a concept is or how it works in general — "what does a CPU cache do", "how
+# does public key cryptography work at a high level" — a textbook question even when its words are
+# programming words; "what does the cache do" points at a thing of the project and never gets here.
+_CONCEPT = re.compile(
+    r"^\W*(?:(?:so|ok|okay|and|hey|hi)\W+)?(?:what(?:'s|\s+is|\s+are|\s+does|\s+do)|how\s+(?:does|do)|"
+    r"explain(?:\s+what)?)\s+(?:an?\s+)?(?!(?:the|this|that|these|those|our|my|your|its?|we|you|i|they)\b)"
+    r"[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,3}?(?:\s+(?:do|does|work|works|mean|is|are))?"
+    r"(?:\s+(?:at\s+a\s+high\s+level|in\s+general|in\s+simple\s+terms|in\s+practice|exactly))?\W*$"
+)
+GENERAL_KNOWLEDGE = "general knowledge"
 NO_CODE = "no sign of code"
-# Genres: the whole prompt is material for the writing asked for (see `gate`).
-GENRE_CATEGORIES = frozenset({"creative", "translation"})
+# Genres: the whole prompt is material for the writing asked for, or the user says it is not about the
+# code (see `gate`).
+UNRELATED = "unrelated"
+GENRE_CATEGORIES = frozenset({UNRELATED, "creative", "translation"})
 # About the exchange itself: the cue's words are no evidence, the rest of the prompt is.
 EXCHANGE_CATEGORIES = frozenset({"assistant", "conversation", "small talk"})
 
@@ -205,24 +223,27 @@ EXCHANGE_CATEGORIES = frozenset({"assistant", "conversation", "small talk"})
 def off_topic_cue(text: str, seeds: tuple[str, ...] | None = None, route: RouteName | None = None) -> str:
     """The off-topic category a prompt reads as, or "" (a strong sign of code, or no cue at all).
 
-    A genre's cue (creative writing, translation) yields only to a request about this code
-    (`_writes_about_code`); the others to any strong sign of code; a general-knowledge cue also to an
+    A genre's cue (creative writing, translation, the user saying it is not about the code) yields only
+    to a request about this code (`_writes_about_code`), not to a code word that is the piece's topic;
+    the others to any strong sign of code; a general-knowledge cue also to an
     architecture question or one pointing at the code under discussion. Besides the categories' cues,
     a lookup or flow prompt with no sign of code, nothing it points back to (`this`, `it`, `here`: the
     conversation's code) and words left to look for reads as "no sign of code": the evidence decides.
     `seeds` are the prompt's seeds when the caller has them already."""
     lowered = lower(text)
     category = next((c for c, pattern in _CUE_RES.items() if pattern.search(lowered)), "")
-    if has_strong_code_signal(text, seeds) or (
-        category in GENRE_CATEGORIES and _writes_about_code(text, seeds)
-    ):
+    if category in GENRE_CATEGORIES:
+        return "" if _writes_about_code(text, seeds, category) else category
+    if has_strong_code_signal(text, seeds):
         return ""
-    if category == "general knowledge" and (route is RouteName.ARCHITECTURE or _DEICTIC.search(lowered)):
+    if category == GENERAL_KNOWLEDGE and (route is RouteName.ARCHITECTURE or _DEICTIC.search(lowered)):
         return ""  # an architecture question, or one about the code under discussion
     if route is RouteName.BUG and _DEICTIC.search(lowered):
         return ""  # "ugh, I'm so tired of this: why is it so slow to start"
     if category:
         return category  # an explicit cue, even beside a programming topic word: the evidence decides
+    if route is not RouteName.BUG and _CONCEPT.match(lowered):
+        return GENERAL_KNOWLEDGE
     if route in (RouteName.BUG, RouteName.ARCHITECTURE) or CODE_WORDS.search(lowered):
         return ""  # a bug report or an architecture question is about the code whatever its words
     if route in (RouteName.LOOKUP, RouteName.FLOW) and not _DEICTIC.search(lowered) and content_stems(text):
@@ -230,17 +251,22 @@ def off_topic_cue(text: str, seeds: tuple[str, ...] | None = None, route: RouteN
     return ""
 
 
-def _writes_about_code(text: str, seeds: tuple[str, ...] | None) -> bool:
+def _writes_about_code(text: str, seeds: tuple[str, ...] | None, category: str) -> bool:
     """A writing or translation request about this code: it names code, points at a thing of the project
-    ("the parser", "this loop", "our error messages") or asks for a code artefact (a docstring, a
-    comment, a commit message). A bare programming word is the topic of the piece: "a sonnet about
-    merge conflicts", "a haiku about recursion"."""
+    ("the parser", "this loop", "our error messages"), asks for a code artefact (a docstring, a comment,
+    a commit message), or a word for code comes before the cue ("is there a function that translates
+    dates"). After the cue, a bare programming word is the topic of the piece: "a sonnet about merge
+    conflicts", "a joke about fixtures", "a haiku about recursion"."""
     if seeds is None:
         seeds = extract_seeds(text)
     if any(_code_shaped(seed) for seed in seeds) or _CODE_PUNCTUATION.search(text):
         return True
-    lowered = lower(text)
-    return bool(_ARTEFACTS.search(lowered) or _DEFINITE_CODE.search(lowered) or _TEAM_ASKS.search(lowered))
+    cue = _CUE_RES[category]
+    lowered = cue.sub(lambda m: " " * len(m.group(0)), lower(text))  # "unrelated to the code" is the cue
+    if _ARTEFACTS.search(lowered) or _DEFINITE_CODE.search(lowered) or _TEAM_ASKS.search(lowered):
+        return True
+    first = cue.search(lower(text))
+    return bool(first and _STRONG_CODE_WORDS.search(lowered[: first.start()]))
 
 
 def has_code_signal(text: str, seeds: tuple[str, ...] | None = None) -> bool:

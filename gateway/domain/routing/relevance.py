@@ -10,7 +10,8 @@ Two halves, both pure:
   does something. A bare programming word ("a compiler", "tokens", "python") keeps only a prompt
   *without* a cue away. A cue alone never skips, except a genre's.
 - `gate(route, text, hits)` (evidence side, in the pipeline, on the search hits it already has): a
-  genre (creative writing, translation) skips — its words are material for the piece. Any other cued
+  genre (creative writing, translation) skips — its words are material for the piece — and so does a
+  prompt the user says is not about the code. Any other cued
   prompt skips unless its content words name the repo's code well enough: half of them in the top
   non-test hits' names, qualified names or paths, or some of them plus a hit whose embedding reads like
   the prompt. One everyday word that some path happens to contain ("rules", "names", "run") is no
@@ -31,6 +32,7 @@ from gateway.domain.routing.cues import (
     EXCHANGE_CATEGORIES,
     GENRE_CATEGORIES,
     NO_CODE,
+    UNRELATED,
     cue_matches,
     lower,
     without_cues,
@@ -51,6 +53,11 @@ TEXT_CHARS = 2000
 ONE_WORD_ENOUGH = frozenset({"small talk", "language"})
 COVERAGE = 0.5
 SIMILAR = 0.4
+# ...and never when the search found nothing at least this similar: the words it names are everyday words
+# some identifier happens to contain. Measured on the bench's gated prompts (bench/results/2026-12-02
+# gate): the cued prompts about code had a top cosine ≥ 0.41, the off-topic ones kept by their words
+# 0.12–0.35 (every code prompt of the corpus sets but one had a top hit ≥ 0.30).
+SIMILAR_FLOOR = 0.3
 SIMILAR_COVERAGE = (
     0.25  # ...with at least this share of its words named (a long prompt names a few by chance)
 )
@@ -120,12 +127,14 @@ def gate(
     if not matched:
         return GateVerdict(True, f"{route.off_topic}: no word of the prompt names anything in this repo")
     named, share = f"{route.off_topic} cue, the repo names {', '.join(matched)}", len(matched) / len(stems)
-    if route.name is RouteName.BUG:  # a bug report names its code once; its symptoms are rarely names
-        return GateVerdict(False, f"{named}, in a bug report", matched)
     if route.off_topic in ONE_WORD_ENOUGH:  # "I'm so tired. Why does numbering jump by ten?"
         return GateVerdict(False, f"{named}, beside the {route.off_topic} cue", matched)
     if route.off_topic == NO_CODE and BEHAVIOUR_ASK.search(lower(text)):
         return GateVerdict(False, f"{named}, asked the way one asks about code", matched)
+    if similar is not None and similar < SIMILAR_FLOOR:  # "a normal resting heart rate": rest, rate
+        return GateVerdict(True, f"{named}, but nothing found reads like the prompt ({similar:.2f})", matched)
+    if route.name is RouteName.BUG:  # a bug report names its code once; its symptoms are rarely names
+        return GateVerdict(False, f"{named}, in a bug report", matched)
     if share >= SIMILAR_COVERAGE and (len(matched) >= 2 or (similar or 0.0) >= SIMILAR):
         return GateVerdict(False, f"{named}: {len(matched)} of its {len(stems)} words", matched)
     if share >= COVERAGE:
@@ -135,9 +144,11 @@ def gate(
 
 def _repos_own_genre(route: Route, text: str, hit_names: list[str]) -> bool:
     """A writing word the repo itself is named after (a poem generator, a tweet client, a compiler's
-    `translate_expr`), or a bug report: then the request is judged by its words like any other."""
-    if route.name is RouteName.BUG:
-        return True
+    `translate_expr`): then the request is judged by its words like any other ("haiku generator crashes
+    on empty input"). A bug's words in a story ("a null pointer falls in love with a segfault") are its
+    material; the user saying the prompt is not about the code is never the repo's own word."""
+    if route.off_topic == UNRELATED:
+        return False
     cue_words = {s for match in cue_matches(route.off_topic, text) for s in content_stems(match)}
     named = named_stems(hit_names)
     return any(_names(s, named) for s in cue_words)
