@@ -5,17 +5,30 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
 from bench.scoring import skip_scores
-from bench.sets import Prompt, load_shared_sets
+from bench.sets import SETS_DIR, Prompt, load_set, load_shared_sets
 
 QUICK_PER_CATEGORY = 4  # `bench run --quick`: this many skip and this many code prompts
 
 
-def shared_prompts(quick: bool = False) -> list[Prompt]:
-    """Every prompt of every shared set (a few of each category with `quick`)."""
-    prompts = [p for ps in load_shared_sets().values() for p in ps]
+# A corpus's own `code` prompts scored with the shared sets: sets/probe/<corpus>.yaml joins the set of
+# this stem (the probe's skip prompts), so that set has both a skip and a false-skip rate on every corpus.
+PROBE_DIR = SETS_DIR / "probe"
+PROBE_SET = "offtopic_probe"
+
+
+def probe_prompts(corpus: str, directory: Path = PROBE_DIR) -> list[Prompt]:
+    """The corpus's probe `code` prompts (casual questions about its code), or none."""
+    path = directory / f"{corpus}.yaml"
+    return load_set(path) if path.is_file() else []
+
+
+def shared_prompts(quick: bool = False, corpus: str = "") -> list[Prompt]:
+    """Every prompt of every shared set, and the corpus's probe prompts (a few of each with `quick`)."""
+    prompts = [p for ps in load_shared_sets().values() for p in ps] + probe_prompts(corpus)
     if not quick:
         return prompts
     skips = [p for p in prompts if p.should_skip]
@@ -27,6 +40,7 @@ def by_set(shared: dict[str, Any], prompts: list[Prompt]) -> dict[str, dict[str,
     """`shared_routing`'s result split by the shared set (file stem) each prompt comes from, when there
     are several: each set is scored on its own (a held-out set must not hide behind the other)."""
     stems = {p.id: stem for stem, ps in load_shared_sets().items() for p in ps}
+    stems.update((p.id, PROBE_SET) for p in prompts if not p.shared)
     names = sorted({stems.get(p.id, "?") for p in prompts})
     if len(names) < 2:
         return {}

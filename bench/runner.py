@@ -313,7 +313,7 @@ def run_corpus(
         "false_skips": [p.id for p in code if explained[p.id]["route"] == "skip"],
         "missed_skips": [p.id for p in prompts if p.should_skip and explained[p.id]["route"] != "skip"],
     }
-    shared = shared_prompts(quick)
+    shared = shared_prompts(quick, corpus.name)
     result["routing_shared"] = shared_routing(
         lambda text: str(gateway.explain(text, corpus.name, str(root))["route"]), shared
     )

@@ -91,7 +91,6 @@ CODE_PROMPTS_WITH_CUE_WORDS = [
     "how do you say 'not found' in the i18n strings",
     "who wrote the timeout handling",
     "your last answer about the hook was wrong, check the pipeline again",
-    "explain how backpressure works in streams",
     "who calls `formatDate` for the french locale?",
     "what is the population count computed from in stats.py",
 ]
@@ -521,3 +520,14 @@ def test_a_textbook_question_the_repo_answers_is_kept() -> None:
 )
 def test_a_question_pointing_at_the_project_is_no_textbook_question(prompt: str) -> None:
     assert classify(prompt).off_topic != "general knowledge"
+
+
+def test_a_programming_word_alone_is_judged_by_the_evidence() -> None:
+    prompt = "explain how backpressure works in streams"
+    route = classify(prompt)
+    assert route.off_topic == "no sign of code"
+    assert not gate(route, prompt, ["Readable.pipe", "lib/internal/streams/backpressure.js"]).skip
+    prompt = "how do I fix a squeaky kitchen table leg"
+    route = classify(prompt)
+    assert route.off_topic == "no sign of code"
+    assert gate(route, prompt, ["Table.render", "src/table.py"], vector_scores=[0.12]).skip

@@ -57,3 +57,21 @@ def test_the_quick_run_takes_a_few_prompts_of_each_kind() -> None:
     full, quick = shared_prompts(), shared_prompts(quick=True)
     assert len(full) > len(quick) == 2 * QUICK_PER_CATEGORY
     assert {p.category for p in quick} == {"skip", "code"}
+
+
+def test_every_corpus_has_probe_code_prompts_scored_with_the_probe_skip_set() -> None:
+    from bench.corpora import load_corpora
+    from bench.offtopic import PROBE_SET, by_set, probe_prompts
+
+    for name in load_corpora():
+        probes = probe_prompts(name)
+        assert len(probes) >= 12, name
+        assert {p.category for p in probes} == {"code"} and not any(p.gold for p in probes), name
+        assert all(p.corpus == name and p.id.startswith(f"{name}-probe-") for p in probes), name
+    prompts = shared_prompts(corpus="mobx")
+    assert len({p.id for p in prompts}) == len(prompts)
+    routes = {p.id: ("skip" if p.should_skip else "lookup") for p in prompts}
+    scored = by_set({"routes": routes}, prompts)
+    probe = scored[PROBE_SET]
+    assert probe["n_code"] == len(probe_prompts("mobx")) and probe["n_skip"] >= 60
+    assert probe["accuracy"] == 1.0

@@ -9,6 +9,8 @@ from gateway.domain.routing.route import RouteName
 from gateway.domain.routing.seeds import extract_seeds
 from gateway.domain.routing.words import content_stems
 
+# How a speaker of a language is named ("how would a dutch person say…").
+_ADJECTIVES = r"english|french|german|spanish|italian|portuguese|dutch|russian|chinese|japanese|korean|polish|swedish|greek|turkish"
 _LANGUAGES = (
     r"english|french|german|spanish|italian|portuguese|dutch|russian|chinese|mandarin|cantonese|japanese|"
     r"korean|arabic|hindi|bengali|urdu|turkish|polish|swedish|norwegian|danish|finnish|greek|hebrew|latin|"
@@ -43,7 +45,9 @@ _CUES: dict[str, str] = {
         r"any|where|how|why|what|which|if|whether)\b)|\bare\s+you\s+(?:running|hosted|online|offline|local)\b|"
         r"\b(?:models?|assistants?|ais?|bots?|llms?)\s+like\s+(?:you|yourself)\b|\bare\s+you\s+(?:not\s+)?allowed\b|"
         r"\b(?:can|could|do)\s+(?:you|u)\s+(?:see|read|view|open|understand)\s+(?:images?|pictures?|screenshots?|"
-        r"photos?|pdfs?|videos?|audio)\b|\b(?:anthropic|openai)\s+(?:reading|read|see|sees|store|stores|storing|train|"
+        r"photos?|pdfs?|videos?|audio)\b|\b(?:sent|send|sending|shared|go|goes)\s+to\s+(?:anthropic|openai)\b|"
+        r"\bwhat\s+(?:\w+\s+){0,2}(?:do|can)\s+you\s+(?:support|understand|speak)\b|\bmake\s+you\s+(?:stop|start)\b|"
+        r"\b(?:anthropic|openai)\s+(?:reading|read|see|sees|store|stores|storing|train|"
         r"trains|training|watching|listening|log|logs|logging|keep|keeps)\b|\b(?:made|built|trained|created)\s+by\s+"
         r"(?:anthropic|openai)\b|\bcan\s+(?:you|u)\s+browse\b"
     ),
@@ -58,6 +62,8 @@ _CUES: dict[str, str] = {
     ),
     "translation": (
         rf"\btranslat(?:e|es|ing)\b|\bhow\s+(?:do\s+(?:you|i)|to|would\s+you|does\s+one)\s+say\b|"
+        rf"\b(?:traduc\w*|tradu[sz]\w*|[üu]bersetz\w*)\b|"
+        rf"\bhow\s+(?:would|do|does|did)\s+(?:an?\s+|the\s+)?(?:{_ADJECTIVES})\s+(?:person|speaker|people|native)?\s*say\b|"
         rf"\bmean\s+in\s+(?:{_LANGUAGES})\b|\b(?:put|turn|render|rewrite|say)\b[^.?!]{{0,40}}\b(?:in|into)\s+"
         rf"(?:{_LANGUAGES})\b"
     ),
@@ -89,6 +95,7 @@ _CUES: dict[str, str] = {
         r"kids?|children|teenagers?|dummies|non-?programmers|newbies|layman|laymen)\b|"
         r"\b(?:is|are)\s+\w+\s+or\s+\w+\s+(?:a\s+|the\s+)?(?:better|worse|faster|easier|harder|safer)\b|"
         r"\bdifference\s+between\s+(?!the\s+two\b|these\b|those\b|this\b|our\b|them\b)|"
+        r"^\W*[\w+#-]+(?:\s+[\w+#-]+)?\s+vs\.?\s+[\w+#-]+(?:\s+[\w+#-]+)?\b|"
         r"\b(?:recipe|recipes|ingredients|calories|vaccines?|vaccination|planets?|solar\s+system|universe|"
         r"galaxy|black\s+holes?|photosynthesis|dinosaurs?|evolution\s+of\s+(?:man|humans|species)|"
         r"world\s+war|roman\s+empire|olympics|football|soccer|basketball|baseball|tennis|movies?|films?|"
@@ -125,6 +132,8 @@ _CUES: dict[str, str] = {
         r"\bstop\s+(?:using|adding|with\s+the)\s+(?:emojis?|bullet\s+points|markdown|apolog\w+)\b|"
         r"\bforget\s+(?:everything|what\s+(?:i|we)|all\s+that)\b|\bremember\s+(?:my\s+name|that\s+i|me)\b|"
         r"\bwhat\s+did\s+i\s+(?:just\s+)?(?:say|ask|tell\s+you)\b|\bcan\s+you\s+remember\b|"
+        r"\b(?:first|last|previous)\s+(?:thing|question|message)\s+(?:i|you)\s+(?:said|asked|wrote|sent)\b|"
+        r"\b(?:that|your)\s+(?:last|previous)\s+(?:answer|reply|response)\b|\btry\s+again\s+but\b|"
         r"\bclear\s+(?:the\s+)?(?:chat|conversation|history)\b|\bcontext\s+window\b|"
         r"\bhow\s+many\s+(?:tokens|messages)\s+(?:have|did)\s+(?:we|i|you)\b|\bfrom\s+here\s+on\b|"
         r"\b(?:keep|make)\s+(?:your\s+)?(?:answers?|replies|responses)\s+(?:shorter|longer|short|brief|concise|"
@@ -227,8 +236,9 @@ def off_topic_cue(text: str, seeds: tuple[str, ...] | None = None, route: RouteN
     to a request about this code (`_writes_about_code`), not to a code word that is the piece's topic;
     the others to any strong sign of code; a general-knowledge cue also to an
     architecture question or one pointing at the code under discussion. Besides the categories' cues,
-    a lookup or flow prompt with no sign of code, nothing it points back to (`this`, `it`, `here`: the
-    conversation's code) and words left to look for reads as "no sign of code": the evidence decides.
+    a lookup or flow prompt with no strong sign of code (a programming word alone — "a table", "tokens",
+    "a stream" — is none), nothing it points back to (`this`, `it`, `here`: the conversation's code) and
+    words left to look for reads as "no sign of code": the evidence decides.
     `seeds` are the prompt's seeds when the caller has them already."""
     lowered = lower(text)
     category = next((c for c, pattern in _CUE_RES.items() if pattern.search(lowered)), "")
@@ -238,16 +248,16 @@ def off_topic_cue(text: str, seeds: tuple[str, ...] | None = None, route: RouteN
         return ""
     if category == GENERAL_KNOWLEDGE and (route is RouteName.ARCHITECTURE or _DEICTIC.search(lowered)):
         return ""  # an architecture question, or one about the code under discussion
-    if route is RouteName.BUG and _DEICTIC.search(lowered):
-        return ""  # "ugh, I'm so tired of this: why is it so slow to start"
+    if route is RouteName.BUG and _DEICTIC.search(without_cues(text)):
+        return ""  # "ugh, I'm so tired of this: why is it so slow to start" (not "that last answer…")
     if category:
         return category  # an explicit cue, even beside a programming topic word: the evidence decides
     if route is not RouteName.BUG and _CONCEPT.match(lowered):
         return GENERAL_KNOWLEDGE
-    if route in (RouteName.BUG, RouteName.ARCHITECTURE) or CODE_WORDS.search(lowered):
+    if route in (RouteName.BUG, RouteName.ARCHITECTURE):
         return ""  # a bug report or an architecture question is about the code whatever its words
     if route in (RouteName.LOOKUP, RouteName.FLOW) and not _DEICTIC.search(lowered) and content_stems(text):
-        return NO_CODE
+        return NO_CODE  # a programming word alone ("a table", "tokens") is no sign: the evidence decides
     return ""
 
 
@@ -262,11 +272,28 @@ def _writes_about_code(text: str, seeds: tuple[str, ...] | None, category: str) 
     if any(_code_shaped(seed) for seed in seeds) or _CODE_PUNCTUATION.search(text):
         return True
     cue = _CUE_RES[category]
-    lowered = cue.sub(lambda m: " " * len(m.group(0)), lower(text))  # "unrelated to the code" is the cue
+    lowered = _without_material(cue, lower(text), colon=category != UNRELATED)
     if _ARTEFACTS.search(lowered) or _DEFINITE_CODE.search(lowered) or _TEAM_ASKS.search(lowered):
         return True
     first = cue.search(lower(text))
     return bool(first and _STRONG_CODE_WORDS.search(lowered[: first.start()]))
+
+
+_QUOTED = re.compile(r"(?<!\w)'[^']{2,}'(?!\w)|\"[^\"]{2,}\"|“[^”]{2,}”|‘[^’]{2,}’")
+
+
+def _without_material(cue: re.Pattern[str], lowered: str, colon: bool) -> str:
+    """A genre prompt with its cue and the piece's material blanked out: what is quoted, and (`colon`)
+    what follows a colon after the cue ("translate into German: the request timed out", "story opening:
+    the last server wakes up"); "unrelated to the code" is the cue itself, and what follows it ("…: why
+    does the parser drop the last token?") the question."""
+    blank = lambda m: " " * len(m.group(0))  # noqa: E731
+    first = cue.search(lowered) if colon else None
+    if first:
+        colon = lowered.find(":", first.end())
+        if colon >= 0:
+            lowered = lowered[:colon] + " " * (len(lowered) - colon)
+    return cue.sub(blank, _QUOTED.sub(blank, lowered))
 
 
 def has_code_signal(text: str, seeds: tuple[str, ...] | None = None) -> bool:

@@ -7,8 +7,9 @@ Two halves, both pure:
   conversation — or "" when the prompt carries a strong sign of code: an identifier or path, code
   punctuation, a word for an artefact of a codebase (function, test, bug, config…), a programming word
   it points at as a thing of the project ("the parser", "this loop"), the team asking where or how it
-  does something. A bare programming word ("a compiler", "tokens", "python") keeps only a prompt
-  *without* a cue away. A cue alone never skips, except a genre's.
+  does something. A bare programming word ("a compiler", "tokens", "python") is no sign: a lookup or
+  flow prompt with nothing stronger and nothing it points back to goes to the gate as "no sign of
+  code". A cue alone never skips, except a genre's.
 - `gate(route, text, hits)` (evidence side, in the pipeline, on the search hits it already has): a
   genre (creative writing, translation) skips — its words are material for the piece — and so does a
   prompt the user says is not about the code. Any other cued
