@@ -114,8 +114,11 @@ def _shaped(chunk: Chunk, header: bool, policy: BudgetPolicy) -> tuple[Chunk, li
     return (chunk, None) if trimmed == chunk.content else (replace(chunk, content=trimmed), line_map)
 
 
-# Call-graph neighbours are ranked by their own source: the first one placed is their reference.
-_NEIGHBOURS = frozenset({CandidateReason.CALLER.value, CandidateReason.CALLEE.value})
+# Search hits and call-graph neighbours are measured by their own source: the first one placed is their
+# reference.
+_OWN_SCALE = frozenset(
+    {CandidateReason.SEARCH.value, CandidateReason.CALLER.value, CandidateReason.CALLEE.value}
+)
 
 
 @dataclass(slots=True)
@@ -123,10 +126,12 @@ class AdaptiveStop:
     """Ends the code section early when the next candidate is much weaker than what is in: its score
     below `ratio` × the best score, and no prompt term in its name that the shown names lack.
 
-    A caller or callee is measured against the best neighbour of its kind placed so far (the first one
-    goes in): the seed it hangs from scores the sum of several sources (the user named it and search
+    A search hit, caller or callee is measured against the best candidate of its source placed so far
+    (the first one goes in): a seed scores the sum of several sources (the user named it and search
     found it), so against the seed even its direct callers read as "much weaker" and a flow block
-    ended right after the seed (bench/results/2026-12-02: chi-flow-05, mobx-flow-04, rxjs-flow-03)."""
+    ended right after the seed (bench/results/2026-12-02: chi-flow-05, mobx-flow-04, rxjs-flow-03); and
+    on a flow route, where search weighs less than the call graph, every search hit after the first
+    read as "much weaker" too (mobx-lookup-03, mobx-flow-05: the answer was search's second hit)."""
 
     ratio: float
     best: float
@@ -134,7 +139,7 @@ class AdaptiveStop:
     terms: frozenset[str]
     covered: set[str]
     placed: int = 0
-    best_neighbour: dict[str, float] = field(default_factory=dict)
+    best_of_source: dict[str, float] = field(default_factory=dict)
 
     @classmethod
     def of(
@@ -147,7 +152,7 @@ class AdaptiveStop:
     def weak(self, candidate: CodeCandidate, shown: int) -> str:
         """Why the candidate is left out ("" when it goes in)."""
         reason = str(candidate.reason)
-        best = self.best_neighbour.get(reason, 0.0) if reason in _NEIGHBOURS else self.best
+        best = self.best_of_source.get(reason, 0.0) if reason in _OWN_SCALE else self.best
         if self.ratio <= 0 or best <= 0 or shown < self.min_items:
             return ""
         floor = self.ratio * best
@@ -161,8 +166,7 @@ class AdaptiveStop:
     def took(self, candidate: CodeCandidate) -> None:
         if not self.placed:
             self.best = _score(candidate)
-        if str(candidate.reason) in _NEIGHBOURS:
-            self.best_neighbour.setdefault(str(candidate.reason), _score(candidate))
+        self.best_of_source.setdefault(str(candidate.reason), _score(candidate))
         self.placed += 1
         self.covered |= name_terms(candidate.chunk) & self.terms
 

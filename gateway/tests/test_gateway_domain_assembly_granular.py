@@ -186,7 +186,7 @@ def test_adaptive_stop_keeps_a_weaker_candidate_that_names_an_uncovered_prompt_t
     assert [i.chunk_id for i in covered.items] == ["a", "b"]
 
 
-def test_adaptive_stop_measures_a_call_graph_neighbour_against_the_best_of_its_kind():
+def test_adaptive_stop_measures_a_search_hit_or_neighbour_against_the_best_of_its_source():
     seed = CodeCandidate(_fn("seed", 1, "mount"), 1.0, "seed")  # the user named it and search found it
     hit = CodeCandidate(_fn("hit", 10, "route"), 0.5)
     callers = [
@@ -194,11 +194,11 @@ def test_adaptive_stop_measures_a_call_graph_neighbour_against_the_best_of_its_k
         CodeCandidate(_fn("caller2", 30, "attach"), 0.3, "caller"),
         CodeCandidate(_fn("caller3", 40, "helper"), 0.1, "caller"),
     ]
-    weak_hit = CodeCandidate(_fn("weak", 50, "render_page"), 0.3)
+    weak_hit = CodeCandidate(_fn("weak", 50, "render_page"), 0.2)
     policy = BudgetPolicy(stop_ratio=(("flow", 0.5),), stop_min_items=2)
     result = assemble_context("flow", [seed, hit, *callers, weak_hit], budget_tokens=2_000, policy=policy)
     # the callers are far below half the seed, but the second is not below half the first caller
     assert [i.chunk_id for i in result.items] == ["seed", "hit", "caller1", "caller2"]
     notes = {c.chunk_id: c.note for c in result.cut}
     assert notes["caller3"] == "adaptive stop: score 0.1 below 0.5 × best 0.4"
-    assert notes["weak"] == "adaptive stop: score 0.3 below 0.5 × best 1"  # search hits: against the best
+    assert notes["weak"] == "adaptive stop: score 0.2 below 0.5 × best 0.5"  # against the best search hit

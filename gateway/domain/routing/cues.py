@@ -10,7 +10,10 @@ from gateway.domain.routing.seeds import extract_seeds
 from gateway.domain.routing.words import content_stems
 
 # How a speaker of a language is named ("how would a dutch person say…").
-_ADJECTIVES = r"english|french|german|spanish|italian|portuguese|dutch|russian|chinese|japanese|korean|polish|swedish|greek|turkish"
+_ADJECTIVES = (
+    r"english|french|german|spanish|italian|portuguese|dutch|russian|chinese|japanese|korean|polish|swedish|"
+    r"greek|turkish"
+)
 _LANGUAGES = (
     r"english|french|german|spanish|italian|portuguese|dutch|russian|chinese|mandarin|cantonese|japanese|"
     r"korean|arabic|hindi|bengali|urdu|turkish|polish|swedish|norwegian|danish|finnish|greek|hebrew|latin|"
