@@ -290,13 +290,15 @@ def _without_material(cue: re.Pattern[str], lowered: str, colon: bool) -> str:
     what follows a colon after the cue ("translate into German: the request timed out", "story opening:
     the last server wakes up"); "unrelated to the code" is the cue itself, and what follows it ("…: why
     does the parser drop the last token?") the question."""
-    blank = lambda m: " " * len(m.group(0))  # noqa: E731
     first = cue.search(lowered) if colon else None
-    if first:
-        colon = lowered.find(":", first.end())
-        if colon >= 0:
-            lowered = lowered[:colon] + " " * (len(lowered) - colon)
-    return cue.sub(blank, _QUOTED.sub(blank, lowered))
+    at = lowered.find(":", first.end()) if first else -1
+    if at >= 0:
+        lowered = lowered[:at] + " " * (len(lowered) - at)
+    return cue.sub(_blank, _QUOTED.sub(_blank, lowered))
+
+
+def _blank(match: re.Match[str]) -> str:
+    return " " * len(match.group(0))
 
 
 def has_code_signal(text: str, seeds: tuple[str, ...] | None = None) -> bool:
