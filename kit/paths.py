@@ -17,7 +17,6 @@ TEST_DIRS: frozenset[str] = frozenset(
     {
         "test",
         "tests",
-        "testing",
         "__tests__",
         "spec",
         "specs",
@@ -27,6 +26,9 @@ TEST_DIRS: frozenset[str] = frozenset(
         "integration_tests",
     }
 )
+# Test folders only at the top of a repo: `testing/` holds pytest's own tests, but `src/internal/testing/`
+# (rxjs's TestScheduler) or `numpy/testing/` is test-support code the library ships.
+TOP_TEST_DIRS: frozenset[str] = frozenset({"testing"})
 _TEST_FILE = re.compile(
     r"""(
         ^test_.+\.py$ | .+_test\.py$ | ^conftest\.py$
@@ -51,6 +53,11 @@ def is_test_path(path: str) -> bool:
     `x.spec.ts`, `XTest.java`, `x_spec.rb`, `conftest.py` …
     """
     parts = path.replace("\\", "/").split("/")
-    if any(part.lower() in TEST_DIRS for part in parts[:-1]):
-        return True
-    return bool(_TEST_FILE.match(parts[-1]))
+    return tests_folder_index(parts) is not None or bool(_TEST_FILE.match(parts[-1]))
+
+
+def tests_folder_index(parts: list[str]) -> int | None:
+    """Where the first test folder is among a path's parts (its folders, not the file name), or None."""
+    if len(parts) > 1 and parts[0].lower() in TOP_TEST_DIRS:
+        return 0
+    return next((i for i, part in enumerate(parts[:-1]) if part.lower() in TEST_DIRS), None)

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from gateway.domain.assembly import relative_path
 from kit.domain import Chunk, Import, Symbol
-from kit.paths import TEST_DIRS, is_test_path
+from kit.paths import is_test_path, tests_folder_index
 
 MAX_CHARS = 2_000
 # A style is only reported for a language with at least this many classifiable names of a kind.
@@ -191,7 +191,7 @@ def _tests_line(files: Sequence[str], definitions: Sequence[Definition], imports
     colocated = 0
     for path in test_files:
         parts = path.split("/")
-        index = next((i for i, p in enumerate(parts[:-1]) if p.lower() in TEST_DIRS), None)
+        index = tests_folder_index(parts)
         if index is None:
             colocated += 1
         else:
