@@ -153,6 +153,8 @@ class AdaptiveStop:
         """Why the candidate is left out ("" when it goes in)."""
         reason = str(candidate.reason)
         best = self.best_of_source.get(reason, 0.0) if reason in _OWN_SCALE else self.best
+        if reason == CandidateReason.SEARCH.value:  # a weak tail of search hits after a strong seed
+            best = max(best, self.ratio * self.best)
         if self.ratio <= 0 or best <= 0 or shown < self.min_items:
             return ""
         floor = self.ratio * best

@@ -5,6 +5,7 @@ translation, general knowledge, small talk, chat about the conversation), not fr
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 import pytest
@@ -531,3 +532,63 @@ def test_a_programming_word_alone_is_judged_by_the_evidence() -> None:
     route = classify(prompt)
     assert route.off_topic == "no sign of code"
     assert gate(route, prompt, ["Table.render", "src/table.py"], vector_scores=[0.12]).skip
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "explain architecture",
+        "explain project structure",
+        "how does everything fit together",
+    ],
+)
+def test_an_architecture_question_without_a_determiner_is_no_textbook_question(prompt: str) -> None:
+    route = classify(prompt)
+    assert route.name is RouteName.ARCHITECTURE
+    assert not route.off_topic, route
+
+
+@pytest.mark.parametrize("prompt", ["how do jobs get queued", "how do requests get retried"])
+def test_a_short_how_question_is_no_concept_question_without_work_or_do(prompt: str) -> None:
+    assert classify(prompt).off_topic != "general knowledge"
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "nothing to do with the repo layout: how are plugins discovered at startup",
+        "I'm not asking about a code change, just where is the rate limiter configured",
+        "this is not about any code review, where is the websocket reconnect handled",
+        "not talking about the code yet, first explain how authentication flows through the gateway",
+    ],
+)
+def test_a_disclaimer_beside_a_question_about_the_code_is_no_skip(prompt: str) -> None:
+    assert classify(prompt).off_topic != "unrelated"
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "translating windows paths fails on ci",
+        "translate exceptions to status codes in middleware",
+        "show a toast for failed uploads",
+        'why does "translate" fail for empty strings',
+    ],
+)
+def test_a_bug_report_with_a_genre_word_is_judged_as_a_bug_report(prompt: str) -> None:
+    route = classify(prompt)
+    assert not gate(route, prompt, ["convert", "src/convert.py"], vector_scores=[0.5]).skip, route
+
+
+def test_a_leading_run_of_dashes_costs_no_quadratic_time() -> None:
+    base = "what is your name " + "x " * 2000
+    slow = "-" * 4000 + " what is your name"
+
+    def cpu(text: str) -> float:
+        start = time.process_time()
+        for _ in range(3):
+            gate(classify(text), text, ["a"], vector_scores=[0.5])
+        return time.process_time() - start
+
+    cpu(base)
+    assert cpu(slow) < 10 * cpu(base) + 0.01

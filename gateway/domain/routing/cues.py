@@ -24,9 +24,9 @@ _LANGUAGES = (
 _CUES: dict[str, str] = {
     # The user says so: "this isn't about any project I'm working on", "nothing to do with the code".
     "unrelated": (
-        r"(?:\bnot|n't|\bnothing)\s+(?:\w+\s+){0,2}(?:about|related\s+to|to\s+do\s+with|connected\s+to)\s+"
-        r"(?:any|my|the|our|this|a)\s+(?:\w+\s+)?(?:project|projects|code|codebase|repo|repository|work)\b|"
-        r"\bunrelated\s+to\s+(?:any|my|the|our|this)\s+(?:\w+\s+)?(?:project|code|codebase|repo|repository|work)\b"
+        r"(?:(?:\bnot|n't|\bnothing)\s+(?:\w+\s+){0,2}(?:about|related\s+to|to\s+do\s+with|connected\s+to)|"
+        r"\bunrelated\s+to)\s+(?:any|my|the|our|this|a)\s+(?:\w+\s+)?(?:project|projects|code|codebase|repo|"
+        r"repository|work)\b(?=\s*(?:$|[^\w\s]|(?:i|i'm|im|we|you|at\s+all|per\s+se|whatsoever|just|but)\b))"
     ),
     "assistant": (
         r"\b(?:who|what)\s+(?:are|r)\s+you\b|\bare\s+you\s+(?:an?\s+|really\s+|actually\s+)?(?:ai|bot|robot|"
@@ -98,7 +98,7 @@ _CUES: dict[str, str] = {
         r"kids?|children|teenagers?|dummies|non-?programmers|newbies|layman|laymen)\b|"
         r"\b(?:is|are)\s+\w+\s+or\s+\w+\s+(?:a\s+|the\s+)?(?:better|worse|faster|easier|harder|safer)\b|"
         r"\bdifference\s+between\s+(?!the\s+two\b|these\b|those\b|this\b|our\b|them\b)|"
-        r"^\W*[\w+#-]+(?:\s+[\w+#-]+)?\s+vs\.?\s+[\w+#-]+(?:\s+[\w+#-]+)?\b|"
+        r"^[^\w+#-]*[\w+#-]+(?:\s+[\w+#-]+)?\s+vs\.?\s+[\w+#-]+(?:\s+[\w+#-]+)?\b|"
         r"\b(?:recipe|recipes|ingredients|calories|vaccines?|vaccination|planets?|solar\s+system|universe|"
         r"galaxy|black\s+holes?|photosynthesis|dinosaurs?|evolution\s+of\s+(?:man|humans|species)|"
         r"world\s+war|roman\s+empire|olympics|football|soccer|basketball|baseball|tennis|movies?|films?|"
@@ -216,10 +216,13 @@ _DEICTIC = re.compile(r"\b(?:this|that|these|those|it|its|it's|here|above|below|
 # The whole prompt asks what a concept is or how it works in general — "what does a CPU cache do", "how
 # does public key cryptography work at a high level" — a textbook question even when its words are
 # programming words; "what does the cache do" points at a thing of the project and never gets here.
+_CONCEPT_THING = (
+    r"(?:an?\s+)?(?!(?:the|this|that|these|those|our|my|your|its?|we|you|i|they)\b)"
+    r"[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,3}?"
+)
 _CONCEPT = re.compile(
-    r"^\W*(?:(?:so|ok|okay|and|hey|hi)\W+)?(?:what(?:'s|\s+is|\s+are|\s+does|\s+do)|how\s+(?:does|do)|"
-    r"explain(?:\s+what)?)\s+(?:an?\s+)?(?!(?:the|this|that|these|those|our|my|your|its?|we|you|i|they)\b)"
-    r"[a-z][\w'-]*(?:\s+[a-z][\w'-]*){0,3}?(?:\s+(?:do|does|work|works|mean|is|are))?"
+    rf"^\W*(?:(?:so|ok|okay|and|hey|hi)\W+)?(?:(?:what(?:'s|\s+is|\s+are)|explain(?:\s+what)?)\s+{_CONCEPT_THING}|"
+    rf"what\s+(?:does|do)\s+{_CONCEPT_THING}\s+(?:do|mean)|how\s+(?:does|do)\s+{_CONCEPT_THING}\s+(?:work|works))"
     r"(?:\s+(?:at\s+a\s+high\s+level|in\s+general|in\s+simple\s+terms|in\s+practice|exactly))?\W*$"
 )
 GENERAL_KNOWLEDGE = "general knowledge"
@@ -246,7 +249,7 @@ def off_topic_cue(text: str, seeds: tuple[str, ...] | None = None, route: RouteN
     lowered = lower(text)
     category = next((c for c, pattern in _CUE_RES.items() if pattern.search(lowered)), "")
     if category in GENRE_CATEGORIES:
-        return "" if _writes_about_code(text, seeds, category) else category
+        return "" if _writes_about_code(text, seeds, category, route) else category
     if has_strong_code_signal(text, seeds):
         return ""
     if category == GENERAL_KNOWLEDGE and (route is RouteName.ARCHITECTURE or _DEICTIC.search(lowered)):
@@ -255,16 +258,18 @@ def off_topic_cue(text: str, seeds: tuple[str, ...] | None = None, route: RouteN
         return ""  # "ugh, I'm so tired of this: why is it so slow to start" (not "that last answer…")
     if category:
         return category  # an explicit cue, even beside a programming topic word: the evidence decides
-    if route is not RouteName.BUG and _CONCEPT.match(lowered):
-        return GENERAL_KNOWLEDGE
     if route in (RouteName.BUG, RouteName.ARCHITECTURE):
         return ""  # a bug report or an architecture question is about the code whatever its words
+    if _CONCEPT.match(lowered):
+        return GENERAL_KNOWLEDGE
     if route in (RouteName.LOOKUP, RouteName.FLOW) and not _DEICTIC.search(lowered) and content_stems(text):
         return NO_CODE  # a programming word alone ("a table", "tokens") is no sign: the evidence decides
     return ""
 
 
-def _writes_about_code(text: str, seeds: tuple[str, ...] | None, category: str) -> bool:
+def _writes_about_code(
+    text: str, seeds: tuple[str, ...] | None, category: str, route: RouteName | None = None
+) -> bool:
     """A writing or translation request about this code: it names code, points at a thing of the project
     ("the parser", "this loop", "our error messages"), asks for a code artefact (a docstring, a comment,
     a commit message), or a word for code comes before the cue ("is there a function that translates
@@ -278,6 +283,10 @@ def _writes_about_code(text: str, seeds: tuple[str, ...] | None, category: str) 
     lowered = _without_material(cue, lower(text), colon=category != UNRELATED)
     if _ARTEFACTS.search(lowered) or _DEFINITE_CODE.search(lowered) or _TEAM_ASKS.search(lowered):
         return True
+    if not cue.search(_QUOTED.sub(_blank, lower(text))):
+        return True  # the cue's word is quoted: a name ("why does "translate" fail on empty strings")
+    if (category == UNRELATED or route is RouteName.BUG) and _STRONG_CODE_WORDS.search(lowered):
+        return True  # the user's question beside the disclaimer, or the failure a bug report describes
     first = cue.search(lower(text))
     return bool(first and _STRONG_CODE_WORDS.search(lowered[: first.start()]))
 
