@@ -14,7 +14,7 @@ from kit.domain import Chunk
 from services.search.adapters.numpy_vector_index import NumpyVectorIndex
 from services.search.adapters.sqlite_embedding_store import SqliteEmbeddingStore
 from services.search.adapters.sqlite_keyword_index import SqliteKeywordIndex
-from services.search.domain.model import SearchFilters
+from services.search.domain.model import SearchFilters, TestFilter
 from services.search.engine import SearchEngine
 from services.search.tests.search_fakes import WordHashEmbedder, chunk
 
@@ -110,4 +110,31 @@ def test_unfiltered_keyword_ranking_matches_the_filtered_query_that_keeps_everyt
         assert unfiltered == index.search(REPO, words, everything, limit)
         assert len(unfiltered) == min(limit, 27)
     assert not index._reader().in_transaction  # the read snapshot is closed again
+    index.close()
+
+
+def test_a_words_share_of_the_implementation_is_counted_fts_first_and_its_total_once(tmp_path: Path) -> None:
+    index = SqliteKeywordIndex(tmp_path / "keyword.db")
+    tests = [
+        chunk(f"test_parse_{i}", "tests/test_cli.py", repo=REPO, ordinal=i, is_test=True) for i in range(3)
+    ]
+    code = [
+        chunk(f"parse_{i}", "src/cli.py", repo=REPO, ordinal=i, body=f"def parse_{i}():\n    return {i}\n")
+        for i in range(4)
+    ]
+    code[0] = chunk("run_tests", "src/cli.py", repo=REPO, body="def run_tests():\n    return test()\n")
+    index.replace_file(REPO, "tests/test_cli.py", tests)
+    index.replace_file(REPO, "src/cli.py", code)
+    statements: list[str] = []
+    index._reader().set_trace_callback(statements.append)
+    implementation = SearchFilters(tests=TestFilter.EXCLUDE)
+    assert index.document_share(REPO, "test", implementation) == 0.25
+    assert index.document_share(REPO, "parse", implementation) == 0.75
+    counted = [s for s in statements if "MATCH" in s]
+    assert len(counted) == 2 and all("CROSS JOIN chunks" in s for s in counted)  # the plan SQLite keeps
+    assert len([s for s in statements if "MATCH" not in s and "count(*)" in s]) == 1  # the total, once
+    index.delete_repo(REPO)
+    assert index.document_share(REPO, "test", implementation) == 0.0
+    index.replace_file(REPO, "src/cli.py", code[:2])
+    assert index.document_share(REPO, "test", implementation) == 0.5  # no total left from before
     index.close()
