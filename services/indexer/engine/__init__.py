@@ -186,7 +186,6 @@ class IndexerEngine:
     async def close(self) -> None:
         await self.stop_watching()
         self._pipeline.shutdown()
-        self._status.close()
 
     def _scanner(self, root: Path, accept: Callable[[str], bool] | None = None) -> TreeScanner:
         return TreeScanner(

@@ -1,20 +1,11 @@
 """Repo status: counts from the manifest, HEAD and branch from git, and the files changed on disk since
-they were indexed (one walk at a time per repo, cached for a moment and per manifest generation).
-
-The walk runs on a thread of its own at a lower CPU priority (Linux nice, per thread): the gateway asks
-for a status in the background after a hook's reply, and a walk of a large tree (~0.2 s of CPU on
-Django) would otherwise take a core from the next hook's search and assembly on a small machine."""
+they were indexed (one walk at a time per repo, cached for a moment and per manifest generation)."""
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
-import sys
-import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import structlog
@@ -28,18 +19,6 @@ from services.indexer.engine.state import RepoLocks, blocking
 from services.indexer.ports import GitRepos, Manifest
 
 log = structlog.get_logger("indexer")
-
-# Added to the walking thread's nice value (0 = the process's priority; 19 is the lowest).
-WALK_NICENESS = 10
-
-
-def lower_thread_priority(niceness: int = WALK_NICENESS) -> None:
-    """Lower the calling thread's CPU priority; Linux only (elsewhere it would renice the process)."""
-    if sys.platform != "linux" or niceness <= 0:
-        return
-    with contextlib.suppress(OSError):
-        tid = threading.get_native_id()
-        os.setpriority(os.PRIO_PROCESS, tid, min(19, os.getpriority(os.PRIO_PROCESS, tid) + niceness))
 
 
 class RepoStatusReader:
@@ -60,12 +39,6 @@ class RepoStatusReader:
         self._config = config
         self._dirty_cache: dict[str, tuple[float, int, list[str]]] = {}
         self._dirty_locks: dict[str, asyncio.Lock] = {}
-        self._walker = ThreadPoolExecutor(
-            1, thread_name_prefix="status-walk", initializer=lower_thread_priority
-        )
-
-    def close(self) -> None:
-        self._walker.shutdown(wait=False, cancel_futures=True)
 
     async def status(self, name: str) -> RepoStatus:
         repo = await self._registry.get_repo(name)
@@ -104,8 +77,7 @@ class RepoStatusReader:
             if root.is_dir():
                 try:
                     self._registry.require_tree(await self._registry.get_repo(name))
-                    loop = asyncio.get_running_loop()
-                    scanned = await loop.run_in_executor(self._walker, _walk_list, scanner, "")
+                    scanned = await asyncio.to_thread(_walk_list, scanner, "")
                 except InvalidRepoPath as exc:
                     log.warning("status.tree_refused", repo=name, error=str(exc))
             # Skipped files (binary, generated) are dirty only when their stat changed, like any other.

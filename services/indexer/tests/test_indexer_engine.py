@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import os
-import sys
-import threading
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -377,25 +374,6 @@ async def test_concurrent_status_calls_share_one_walk_of_the_tree(
     statuses = await asyncio.gather(*(rig.engine.status("demo") for _ in range(16)))
     assert len(walks) == 1
     assert {len(s.dirty_files) for s in statuses} == {20}
-
-
-@pytest.mark.skipif(sys.platform != "linux", reason="per-thread nice values are Linux's")
-async def test_the_status_walk_runs_below_the_priority_of_the_rest_of_the_indexer(
-    rig: Rig, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    import services.indexer.engine.status as engine_module
-
-    seen: list[int] = []
-    walk = engine_module._walk_list
-
-    def observed(*args: Any) -> Any:
-        seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id()))
-        return walk(*args)
-
-    monkeypatch.setattr(engine_module, "_walk_list", observed)
-    status = await rig.engine.status("demo")
-    assert len(status.dirty_files) == 20  # the walk still finds everything
-    assert seen and seen[0] > os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
 
 
 async def test_status_reports_running_while_a_run_is_in_progress(rig: Rig) -> None:
