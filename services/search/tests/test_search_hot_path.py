@@ -1,6 +1,7 @@
 """What keeps a query cheap on the hook's path, without changing what it finds: keyword readers map the
 database file (shared OS pages instead of a page cache per connection) and still see every write; the
-keyword candidates' metadata is read while the query is being embedded."""
+keyword candidates' metadata is read, and a test word's share of the repo counted, while the query is being
+embedded."""
 
 from __future__ import annotations
 
@@ -88,6 +89,37 @@ def test_keyword_candidates_metadata_is_read_while_the_query_is_embedded(tmp_pat
     assert queries.opened_first == [True]  # the vector side waited for the keyword side's metadata
     assert result.hits[0].chunk.id == wanted.id and result.hits[0].chunk.content == wanted.content
     assert result.hits[0].signals.keyword_rank == 1 and result.hits[0].signals.vector_rank == 1
+    engine.close()
+
+
+def test_a_test_words_share_of_the_repo_is_counted_while_the_query_is_embedded(tmp_path: Path) -> None:
+    gate = threading.Event()
+    keyword = SqliteKeywordIndex(tmp_path / "k.db")
+    share = keyword.document_share
+
+    def document_share(repo: str, word: str, filters: SearchFilters) -> float:
+        gate.set()
+        return share(repo, word, filters)
+
+    keyword.document_share = document_share  # type: ignore[method-assign]
+    backfill = WordHashEmbedder()
+    queries = _GatedQueries(gate)
+    engine = SearchEngine(
+        keyword,
+        NumpyVectorIndex(tmp_path / "v.db", backfill.dimension),
+        backfill,
+        SqliteEmbeddingStore(tmp_path / "e.db"),
+        query_embedder=queries,
+    )
+    code = chunk("parse_flags", "src/cli.py", repo=REPO, body="def parse_flags(argv):\n    return argv\n")
+    test = chunk("test_parse_flags", "tests/test_cli.py", repo=REPO, is_test=True)
+    engine.upsert_file(REPO, "src/cli.py", [code])
+    engine.upsert_file(REPO, "tests/test_cli.py", [test])
+    while engine.backfill_once():
+        pass
+    result = engine.search("the test for parse_flags", REPO, limit=5)
+    assert queries.opened_first == [True]  # the embedding waited for the share count, not the reverse
+    assert {h.chunk.id for h in result.hits} == {code.id, test.id}
     engine.close()
 
 
