@@ -208,6 +208,7 @@ class SearchEngine:
         # Rank on metadata, then load the text of the winners only (candidates are ~2×32, hits ≤ limit).
         # The keyword candidates' metadata is read while the query is still being embedded.
         light = self._metadata(repo, [h.chunk_id for h in keyword_hits], {})
+        intent = self._intent(query, repo)  # also while the query is embedded (its counts may not be cached)
         vector_hits: list[ScoredId] = []
         if vector_future is not None:
             try:
@@ -224,7 +225,7 @@ class SearchEngine:
         hits = rank(
             signals,
             {i: c for i, c in light.items() if filters.accepts_chunk(c)},
-            self._intent(query, repo),
+            intent,
             limit,
             votes,
         )

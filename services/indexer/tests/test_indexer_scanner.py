@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from services.indexer.adapters.fs_tree import RepoScanner, confine
+from services.indexer.domain.ignore_rules import name_problem
 from services.indexer.domain.scanner import PathOutsideRepo, content_skip_reason
 
 
@@ -224,3 +225,25 @@ def test_confine_accepts_relative_and_absolute_inside_and_rejects_symlink_escape
     with pytest.raises(PathOutsideRepo, match="symlink"):
         confine(repo, "up/other.py")
     assert confine(repo, "up/repo/src/a.py") == "up/repo/src/a.py"  # a detour that ends inside
+
+
+@pytest.mark.parametrize(
+    ("name", "problem"),
+    [
+        ("models.py", None),
+        ("café ünïcode.py", None),
+        ("emoji_\U0001f600.py", None),
+        ("\ue000private.py", None),
+        ("\x80latin1.py", None),
+        (" spaced .py", None),
+        ("bad\udcffbyte.py", "name is not valid UTF-8"),
+        ("\ud800", "name is not valid UTF-8"),
+        ("line\nbreak.py", "name contains control characters"),
+        ("\x00nul", "name contains control characters"),
+        ("unit\x1fsep", "name contains control characters"),
+        ("del\x7f.py", "name contains control characters"),
+        ("tab\there.py", "name contains control characters"),
+    ],
+)
+def test_a_name_that_cannot_be_indexed_says_why(name: str, problem: str | None) -> None:
+    assert name_problem(name) == problem

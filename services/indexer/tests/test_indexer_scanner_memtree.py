@@ -28,6 +28,21 @@ def test_ignore_files_nested_rules_and_negation_apply_without_a_disk() -> None:
     assert walked(tree) == [".gitignore", "a.py", "keep.log", "pkg/.gitignore", "pkg/deeper/local.py"]
 
 
+def test_a_walk_reads_only_the_ignore_files_a_folder_holds() -> None:
+    tree = MemTree(
+        {
+            "pkg/.reporecallignore": b"generated.py\n",
+            "pkg/generated.py": b"x",
+            "pkg/sub/generated.py": b"x",
+            "pkg/sub/kept.py": b"x",
+            "docs/a/b/c.py": b"x",
+        }
+    )
+    assert walked(tree) == ["docs/a/b/c.py", "pkg/.reporecallignore", "pkg/sub/kept.py"]
+    # the root's are tried before anything is listed; below it, only names the listings hold
+    assert tree.reads == [".gitignore", ".reporecallignore", "pkg/.reporecallignore"]
+
+
 def test_vcs_agent_config_builtins_and_virtualenvs_are_left_out() -> None:
     tree = MemTree(
         {

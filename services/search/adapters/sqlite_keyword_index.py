@@ -166,6 +166,7 @@ class SqliteKeywordIndex:
         self._writer.executescript(_SCHEMA)
         self._df_cache: dict[tuple[str, str], tuple[float, int]] = {}
         self._share_cache: dict[tuple[str, str, SearchFilters], tuple[float, float]] = {}
+        self._total_cache: dict[tuple[str, SearchFilters], tuple[float, int]] = {}
         self._known_tables: set[str] = set()
         self._df_lock = threading.Lock()
         self._migrate_shared_fts()
@@ -357,6 +358,8 @@ class SqliteKeywordIndex:
                 del self._df_cache[key]
             for share_key in [k for k in self._share_cache if k[0] == repo]:
                 del self._share_cache[share_key]
+            for total_key in [k for k in self._total_cache if k[0] == repo]:
+                del self._total_cache[total_key]
         return removed
 
     # --- reads -------------------------------------------------------------------------------------
@@ -390,7 +393,10 @@ class SqliteKeywordIndex:
             raise
 
     def _document_share(self, repo: str, word: str, filters: SearchFilters) -> float:
-        """Two counts over the repo's rows (a few ms on a large repo), cached like document frequencies."""
+        """Two counts over the repo's rows (a few ms on a large repo), cached like document frequencies.
+
+        The matching rows are counted FTS-first (CROSS JOIN fixes the order): left to itself, SQLite
+        walks every chunk of the repo and probes FTS once per row, ~50× slower (0.2–0.4 s on Django)."""
         now = time.monotonic()
         key = (repo, word, filters)
         with self._df_lock:
@@ -402,13 +408,11 @@ class SqliteKeywordIndex:
         table = fts_table(repo)
         where, params = _filter_sql(filters)
         db = self._reader()
-        (total,) = db.execute(
-            f"SELECT count(*) FROM chunks c WHERE c.repo = ?{where}", (repo, *params)
-        ).fetchone()
+        total = self._row_count(repo, filters, where, params, now)
         if not total:
             return 0.0
         (matching,) = db.execute(
-            f"SELECT count(*) FROM {table} JOIN chunks c ON c.rowid = {table}.rowid"
+            f"SELECT count(*) FROM {table} CROSS JOIN chunks c ON c.rowid = {table}.rowid"
             f" WHERE {table} MATCH ? AND c.repo = ?{where}",
             (fts_phrase(word), repo, *params),
         ).fetchone()
@@ -418,6 +422,28 @@ class SqliteKeywordIndex:
                 self._share_cache.clear()
             self._share_cache[key] = (now, share)
         return share
+
+    def _row_count(
+        self, repo: str, filters: SearchFilters, where: str, params: list[object], now: float
+    ) -> int:
+        """The repo's rows that pass `filters`, cached like the shares it divides: counting them reads
+        every row of the repo (~10 ms on Django), and each test word of a prompt would count them again."""
+        key = (repo, filters)
+        with self._df_lock:
+            cached = self._total_cache.get(key)
+        if cached is not None and now - cached[0] < DF_CACHE_SECONDS:
+            return cached[1]
+        (total,) = (
+            self._reader()
+            .execute(f"SELECT count(*) FROM chunks c WHERE c.repo = ?{where}", (repo, *params))
+            .fetchone()
+        )
+        if total:  # like a zero document frequency, an empty repo is never cached
+            with self._df_lock:
+                if len(self._total_cache) > 1000:
+                    self._total_cache.clear()
+                self._total_cache[key] = (now, int(total))
+        return int(total)
 
     def _repo_has_fts(self, repo: str) -> bool:
         return self._committed_table(fts_table(repo))

@@ -1,6 +1,7 @@
 """What keeps a query cheap on the hook's path, without changing what it finds: keyword readers map the
 database file (shared OS pages instead of a page cache per connection) and still see every write; the
-keyword candidates' metadata is read while the query is being embedded."""
+keyword candidates' metadata is read, and a test word's share of the repo counted, while the query is being
+embedded."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from kit.domain import Chunk
 from services.search.adapters.numpy_vector_index import NumpyVectorIndex
 from services.search.adapters.sqlite_embedding_store import SqliteEmbeddingStore
 from services.search.adapters.sqlite_keyword_index import SqliteKeywordIndex
-from services.search.domain.model import SearchFilters
+from services.search.domain.model import SearchFilters, TestFilter
 from services.search.engine import SearchEngine
 from services.search.tests.search_fakes import WordHashEmbedder, chunk
 
@@ -91,6 +92,37 @@ def test_keyword_candidates_metadata_is_read_while_the_query_is_embedded(tmp_pat
     engine.close()
 
 
+def test_a_test_words_share_of_the_repo_is_counted_while_the_query_is_embedded(tmp_path: Path) -> None:
+    gate = threading.Event()
+    keyword = SqliteKeywordIndex(tmp_path / "k.db")
+    share = keyword.document_share
+
+    def document_share(repo: str, word: str, filters: SearchFilters) -> float:
+        gate.set()
+        return share(repo, word, filters)
+
+    keyword.document_share = document_share  # type: ignore[method-assign]
+    backfill = WordHashEmbedder()
+    queries = _GatedQueries(gate)
+    engine = SearchEngine(
+        keyword,
+        NumpyVectorIndex(tmp_path / "v.db", backfill.dimension),
+        backfill,
+        SqliteEmbeddingStore(tmp_path / "e.db"),
+        query_embedder=queries,
+    )
+    code = chunk("parse_flags", "src/cli.py", repo=REPO, body="def parse_flags(argv):\n    return argv\n")
+    test = chunk("test_parse_flags", "tests/test_cli.py", repo=REPO, is_test=True)
+    engine.upsert_file(REPO, "src/cli.py", [code])
+    engine.upsert_file(REPO, "tests/test_cli.py", [test])
+    while engine.backfill_once():
+        pass
+    result = engine.search("the test for parse_flags", REPO, limit=5)
+    assert queries.opened_first == [True]  # the embedding waited for the share count, not the reverse
+    assert {h.chunk.id for h in result.hits} == {code.id, test.id}
+    engine.close()
+
+
 def test_unfiltered_keyword_ranking_matches_the_filtered_query_that_keeps_everything(tmp_path: Path) -> None:
     index = SqliteKeywordIndex(tmp_path / "keyword.db")
     for f in range(6):
@@ -110,4 +142,31 @@ def test_unfiltered_keyword_ranking_matches_the_filtered_query_that_keeps_everyt
         assert unfiltered == index.search(REPO, words, everything, limit)
         assert len(unfiltered) == min(limit, 27)
     assert not index._reader().in_transaction  # the read snapshot is closed again
+    index.close()
+
+
+def test_a_words_share_of_the_implementation_is_counted_fts_first_and_its_total_once(tmp_path: Path) -> None:
+    index = SqliteKeywordIndex(tmp_path / "keyword.db")
+    tests = [
+        chunk(f"test_parse_{i}", "tests/test_cli.py", repo=REPO, ordinal=i, is_test=True) for i in range(3)
+    ]
+    code = [
+        chunk(f"parse_{i}", "src/cli.py", repo=REPO, ordinal=i, body=f"def parse_{i}():\n    return {i}\n")
+        for i in range(4)
+    ]
+    code[0] = chunk("run_tests", "src/cli.py", repo=REPO, body="def run_tests():\n    return test()\n")
+    index.replace_file(REPO, "tests/test_cli.py", tests)
+    index.replace_file(REPO, "src/cli.py", code)
+    statements: list[str] = []
+    index._reader().set_trace_callback(statements.append)
+    implementation = SearchFilters(tests=TestFilter.EXCLUDE)
+    assert index.document_share(REPO, "test", implementation) == 0.25
+    assert index.document_share(REPO, "parse", implementation) == 0.75
+    counted = [s for s in statements if "MATCH" in s]
+    assert len(counted) == 2 and all("CROSS JOIN chunks" in s for s in counted)  # the plan SQLite keeps
+    assert len([s for s in statements if "MATCH" not in s and "count(*)" in s]) == 1  # the total, once
+    index.delete_repo(REPO)
+    assert index.document_share(REPO, "test", implementation) == 0.0
+    index.replace_file(REPO, "src/cli.py", code[:2])
+    assert index.document_share(REPO, "test", implementation) == 0.5  # no total left from before
     index.close()
