@@ -592,3 +592,20 @@ def test_a_leading_run_of_dashes_costs_no_quadratic_time() -> None:
 
     cpu(base)
     assert cpu(slow) < 10 * cpu(base) + 0.01
+
+
+def test_the_users_own_things_are_no_sign_of_code_but_their_code_is_kept_by_the_evidence() -> None:
+    prompt = "lost my house keys, how much does a locksmith usually charge?"
+    route = classify(prompt)
+    assert route.off_topic == "no sign of code"
+    assert gate(route, prompt, ["KeyStore.get", "src/keys.py"], vector_scores=[0.1]).skip
+    prompt = "gzip isn't kicking in for my responses, any idea why"
+    route = classify(prompt)
+    assert not gate(
+        route,
+        prompt,
+        ["Compress", "middleware/compress.go"],
+        hit_texts=["gzip responses"],
+        vector_scores=[0.48],
+    ).skip
+    assert not classify("why does my handler never see the body").off_topic

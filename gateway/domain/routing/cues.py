@@ -194,11 +194,12 @@ _ARTEFACTS = re.compile(
     r"error\s+messages?|log\s+messages?|test\s+names?|i18n|l10n|locales?|translation\s+files?)\b"
 )
 # A topic word the prompt points at as a thing of this project ("the parser", "our cache", "the error
-# messages"), not a concept ("a compiler", "tokens", "python"): a strong sign.
+# messages"), not a concept ("a compiler", "tokens", "python"): a strong sign. `_DEFINITE_TOPIC` leaves out
+# "my": "my house keys", "my performance review" are the user's own things; "my handler" has a strong word.
 _DEFINITE_CODE = re.compile(
     rf"\b(?:the|this|that|these|those|our|my)\s+(?:[\w'-]+\s+){{0,3}}(?:{_TOPIC_WORDS}|{_STRONG_WORDS})\b"
 )
-_DEFINITE_TOPIC = re.compile(rf"\b(?:the|this|that|these|those|our|my)\s+(?:[\w'-]+\s+)?(?:{_TOPIC_WORDS})\b")
+_DEFINITE_TOPIC = re.compile(rf"\b(?:the|this|that|these|those|our)\s+(?:[\w'-]+\s+)?(?:{_TOPIC_WORDS})\b")
 # "where/how (do) we <verb>": the team asking about its own code ("where we validate the input"),
 # not about the exchange ("where were we", "how are we doing", "how long have we been talking").
 _TEAM_ASKS = re.compile(
