@@ -20,10 +20,11 @@ gateway resolves them against the session's previous routed prompt with `resolve
 lends them its seeds (and leaves them seedless when there is none).
 
 Off-topic prompts that are not pure chat (about the assistant, creative writing, translation, general
-knowledge, small talk, instructions about the conversation, or simply no sign of code) are not skipped
-here: `classify` marks them `off_topic`, and the pipeline's relevance gate (`relevance.gate`) skips
-creative writing and translation requests, and the others when the search hits it already has name too
-little of what the prompt talks about.
+knowledge, small talk, instructions about the conversation, the user saying it is not about the code, or
+simply no strong sign of code) are not skipped here: `classify` marks them `off_topic`, and the pipeline's
+relevance gate (`relevance.gate`) skips creative writing, translation and disclaimed requests, and the
+others when the search hits it already has name too little of what the prompt talks about or none of them
+reads like it (embedding similarity).
 
 Modules: `route` (the verdict), `classifier` (entry point), `conversational` (chat and session commands),
 `intents` (route rules and scoring), `seeds` (names and paths; which names are specific in a repo),
