@@ -609,3 +609,12 @@ def test_the_users_own_things_are_no_sign_of_code_but_their_code_is_kept_by_the_
         vector_scores=[0.48],
     ).skip
     assert not classify("why does my handler never see the body").off_topic
+
+
+def test_one_word_beside_a_cue_about_the_exchange_is_the_cues_own_attribute() -> None:
+    prompt = "what's your context window size"
+    route = classify(prompt)
+    assert route.off_topic == "assistant"
+    assert gate(route, prompt, ["Chunk.size", "src/size.py"], vector_scores=[0.3]).skip
+    # ...unless the code found reads like the prompt
+    assert not gate(route, prompt, ["Chunk.size", "src/size.py"], vector_scores=[SIMILAR + 0.05]).skip

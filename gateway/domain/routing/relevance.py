@@ -52,6 +52,9 @@ TEXT_CHARS = 2000
 # Cues that say little about the rest of the prompt (small talk beside a question, a language named
 # without a translation asked for): one word that names code keeps the prompt.
 ONE_WORD_ENOUGH = frozenset({"small talk", "language"})
+# Cues about the assistant or the conversation: one word left beside them is the cue's own attribute
+# ("your context window size", "my first message in this conversation"), unless the code reads like it.
+_ABOUT_THE_EXCHANGE = frozenset({"assistant", "conversation"})
 COVERAGE = 0.5
 SIMILAR = 0.4
 # ...and never when the search found nothing at least this similar: the words it names are everyday words
@@ -138,7 +141,7 @@ def gate(
         return GateVerdict(False, f"{named}, in a bug report", matched)
     if share >= SIMILAR_COVERAGE and (len(matched) >= 2 or (similar or 0.0) >= SIMILAR):
         return GateVerdict(False, f"{named}: {len(matched)} of its {len(stems)} words", matched)
-    if share >= COVERAGE:
+    if share >= COVERAGE and (route.off_topic not in _ABOUT_THE_EXCHANGE or len(matched) >= 2):
         return GateVerdict(False, f"{named}: {len(matched)} of its {len(stems)} words", matched)
     return GateVerdict(True, f"{named}, only {len(matched)} of its {len(stems)} words", matched)
 
