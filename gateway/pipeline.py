@@ -49,6 +49,7 @@ from gateway.ports import (
 from kit.domain import Chunk, Symbol
 
 log = structlog.get_logger("context")
+WORKING = "working"
 T = TypeVar("T")
 
 _DEFINITION_KINDS = ("function", "method", "class")
@@ -299,7 +300,9 @@ class Pipeline:
         names = [n for h in named for n in (h.chunk.qualified_name or h.chunk.name, h.chunk.path)]
         indexed = staleness is not None and bool(staleness.indexed_commit)
         searched = "search" not in evidence.degraded and (bool(hits) or indexed)
-        memories = [f"{m.name}\n{m.body}" for m in evidence.memories]
+        # What people wrote about this repo (rules, facts, episodes); a working memory only lists where
+        # recent prompts led, and its path words would vouch for any later prompt that shares one.
+        memories = [f"{m.name}\n{m.body}" for m in evidence.memories if m.memory_class != WORKING]
         similar = [h.vector_score for h in named if h.vector_rank]  # none while vectors are backfilling
         texts = [h.chunk.content for h in named]
         return gate(request.route, request.text, names, searched, texts, memories, similar)

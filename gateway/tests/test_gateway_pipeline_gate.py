@@ -81,6 +81,18 @@ async def test_a_recalled_memory_naming_the_prompts_words_keeps_it() -> None:
     assert result.route != "skip" and "sea" in result.signals["gate_matched"]
 
 
+async def test_a_working_memory_is_no_evidence_for_the_gate() -> None:
+    """A working memory lists where a recent prompt led: its path words would vouch for any later prompt
+    sharing one (a bench run on a reused store skipped fewer translation requests for it)."""
+    backends = FakeBackends(shop())
+    backends.world.search_index["poem"] = [backends.world.by_name("audit_log").id]
+    backends.world.memories = [
+        MemoryItem("m1", "Files a recent prompt led to: src/sea.py", "working", "- src/sea.py")
+    ]
+    result = await build(service(backends), "write me a poem about the sea")
+    assert result.route == "skip"
+
+
 async def test_a_follow_up_after_a_gate_skip_is_skipped_too() -> None:
     backends = FakeBackends(shop())
     backends.world.search_index["poem"] = [backends.world.by_name("audit_log").id]

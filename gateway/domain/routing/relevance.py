@@ -107,7 +107,8 @@ def gate(
       this session" says nothing about a `Session` class.
     - general knowledge: every word, by names (a weather app keeps "show me the weather forecast").
     - no sign of code at all: every word, by names or by the hits' text.
-    A word of a recalled memory's title or body always counts: the team wrote it about this repo. When
+    A word of a recalled memory's title or body always counts: the team wrote it about this repo (the
+    pipeline passes no working memory: those only list where recent prompts led). When
     search did not answer (`searched` false) only a genre skips: a failed search is no evidence; a
     search that found nothing at all is."""
     if not route.off_topic or route.name is RouteName.SKIP:
