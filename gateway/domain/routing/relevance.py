@@ -99,14 +99,16 @@ def gate(
     """Skip a cued prompt whose words name nothing in this repo; keep every other prompt.
 
     What counts as evidence depends on the cue:
-    - a genre (creative writing, translation): none from search. The whole prompt is material for the
-      piece asked for ("a poem about a compiler", a sentence to translate); a prompt that is about the
-      code carries a strong sign of code and never reaches the gate.
+    - a genre (creative writing, translation, the user saying it is not about the code): none from
+      search. The whole prompt is material for the piece asked for ("a poem about a compiler", a sentence
+      to translate); a request about this code (`cues._writes_about_code`) never reaches the gate.
     - the exchange (the assistant, the conversation, small talk): the words outside the cues, by the top
       hits' names, qualified names and paths ("I'm so tired. How does the scheduler pick jobs?"); "in
       this session" says nothing about a `Session` class.
     - general knowledge: every word, by names (a weather app keeps "show me the weather forecast").
     - no sign of code at all: every word, by names or by the hits' text.
+    Named words keep nothing when no hit's embedding reads like the prompt (top cosine below
+    `SIMILAR_FLOOR`, once vectors exist), except beside small talk or in a behaviour ask.
     A word of a recalled memory's title or body always counts: the team wrote it about this repo (the
     pipeline passes no working memory: those only list where recent prompts led). When
     search did not answer (`searched` false) only a genre skips: a failed search is no evidence; a
