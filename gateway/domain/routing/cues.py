@@ -275,21 +275,22 @@ def _writes_about_code(
     ("the parser", "this loop", "our error messages"), asks for a code artefact (a docstring, a comment,
     a commit message), or a word for code comes before the cue ("is there a function that translates
     dates"). After the cue, a bare programming word is the topic of the piece: "a sonnet about merge
-    conflicts", "a joke about fixtures", "a haiku about recursion"."""
+    conflicts", "a joke about fixtures", "a haiku about recursion". A quoted cue word is a name, and
+    beside a disclaimer or in a bug report any strong code word outside the material counts."""
     if seeds is None:
         seeds = extract_seeds(text)
     if any(_code_shaped(seed) for seed in seeds) or _CODE_PUNCTUATION.search(text):
         return True
-    cue = _CUE_RES[category]
-    lowered = _without_material(cue, lower(text), colon=category != UNRELATED)
+    cue, whole = _CUE_RES[category], lower(text)
+    lowered = _without_material(cue, whole, colon=category != UNRELATED)
     if _ARTEFACTS.search(lowered) or _DEFINITE_CODE.search(lowered) or _TEAM_ASKS.search(lowered):
         return True
-    if not cue.search(_QUOTED.sub(_blank, lower(text))):
+    first = cue.search(_QUOTED.sub(_blank, whole))
+    if first is None:
         return True  # the cue's word is quoted: a name ("why does "translate" fail on empty strings")
     if (category == UNRELATED or route is RouteName.BUG) and _STRONG_CODE_WORDS.search(lowered):
         return True  # the user's question beside the disclaimer, or the failure a bug report describes
-    first = cue.search(lower(text))
-    return bool(first and _STRONG_CODE_WORDS.search(lowered[: first.start()]))
+    return bool(_STRONG_CODE_WORDS.search(lowered[: first.start()]))
 
 
 _QUOTED = re.compile(r"(?<!\w)'[^']{2,}'(?!\w)|\"[^\"]{2,}\"|“[^”]{2,}”|‘[^’]{2,}’")
