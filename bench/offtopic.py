@@ -14,21 +14,29 @@ from bench.sets import SETS_DIR, Prompt, load_set, load_shared_sets
 QUICK_PER_CATEGORY = 4  # `bench run --quick`: this many skip and this many code prompts
 
 
-# A corpus's own `code` prompts scored with the shared sets: sets/probe/<corpus>.yaml joins the set of
-# this stem (the probe's skip prompts), so that set has both a skip and a false-skip rate on every corpus.
-PROBE_DIR = SETS_DIR / "probe"
+# A corpus's own `code` prompts scored with a shared set: sets/<name>/<corpus>.yaml joins the shared set
+# `offtopic_<name>` (its skip prompts), so that set has both a skip and a false-skip rate on every corpus.
+# Two such blind sets exist: `probe` and `probe2`, each written by a helper that never read the router.
+SHARED_PREFIX = "offtopic_"
 PROBE_SET = "offtopic_probe"
 
 
-def probe_prompts(corpus: str, directory: Path = PROBE_DIR) -> list[Prompt]:
-    """The corpus's probe `code` prompts (casual questions about its code), or none."""
-    path = directory / f"{corpus}.yaml"
-    return load_set(path) if path.is_file() else []
+def probe_prompts(corpus: str, directory: Path = SETS_DIR, stem: str = PROBE_SET) -> list[Prompt]:
+    """The corpus's code prompts joined to the shared set `stem` (casual questions about its code), or none."""
+    path = directory / stem.removeprefix(SHARED_PREFIX) / f"{corpus}.yaml"
+    return load_set(path) if stem.startswith(SHARED_PREFIX) and path.is_file() else []
+
+
+def _joined(corpus: str) -> dict[str, str]:
+    """Prompt id -> the shared set stem, for the corpus's code prompts joined to a shared set."""
+    return {p.id: stem for stem in load_shared_sets() for p in probe_prompts(corpus, stem=stem)}
 
 
 def shared_prompts(quick: bool = False, corpus: str = "") -> list[Prompt]:
-    """Every prompt of every shared set, and the corpus's probe prompts (a few of each with `quick`)."""
-    prompts = [p for ps in load_shared_sets().values() for p in ps] + probe_prompts(corpus)
+    """Every prompt of every shared set, and the corpus's prompts joined to them (a few of each with `quick`)."""
+    shared = load_shared_sets()
+    prompts = [p for ps in shared.values() for p in ps]
+    prompts += [p for stem in shared for p in probe_prompts(corpus, stem=stem)]
     if not quick:
         return prompts
     skips = [p for p in prompts if p.should_skip]
@@ -40,7 +48,8 @@ def by_set(shared: dict[str, Any], prompts: list[Prompt]) -> dict[str, dict[str,
     """`shared_routing`'s result split by the shared set (file stem) each prompt comes from, when there
     are several: each set is scored on its own (a held-out set must not hide behind the other)."""
     stems = {p.id: stem for stem, ps in load_shared_sets().items() for p in ps}
-    stems.update((p.id, PROBE_SET) for p in prompts if not p.shared)
+    for corpus in {p.corpus for p in prompts if not p.shared}:
+        stems.update(_joined(corpus))
     names = sorted({stems.get(p.id, "?") for p in prompts})
     if len(names) < 2:
         return {}

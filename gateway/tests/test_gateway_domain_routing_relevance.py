@@ -618,3 +618,61 @@ def test_one_word_beside_a_cue_about_the_exchange_is_the_cues_own_attribute() ->
     assert gate(route, prompt, ["Chunk.size", "src/size.py"], vector_scores=[0.3]).skip
     # ...unless the code found reads like the prompt
     assert not gate(route, prompt, ["Chunk.size", "src/size.py"], vector_scores=[SIMILAR + 0.05]).skip
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "can you give me that as bullet points",
+        "no, that's not what i asked for",
+        "never mind, forget it",
+        "explain that again, slower",
+        "are you sure about that?",
+        "i lost you in the second paragraph",
+        "make that a bit shorter",
+    ],
+)
+def test_a_remark_on_the_answer_just_given_is_about_the_conversation(prompt: str) -> None:
+    route = classify(prompt)
+    assert route.off_topic == "conversation", prompt
+    assert gate(route, prompt, HIT_NAMES).skip
+
+
+def test_a_remark_on_the_answer_beside_a_question_about_the_code_is_kept() -> None:
+    prompt = "never mind the subscriber, how does retryWhen resubscribe?"
+    assert not classify(prompt).off_topic
+    prompt = "are you sure about that? I thought unsubscribe retries"
+    route = classify(prompt)
+    assert not gate(route, prompt, HIT_NAMES).skip
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    ["does anything I type get used to train you", "how do I switch you to a cheaper plan"],
+)
+def test_training_on_the_users_words_and_switching_the_assistant_are_about_the_assistant(prompt: str) -> None:
+    route = classify(prompt)
+    assert route.off_topic == "assistant"
+    assert gate(route, prompt, HIT_NAMES).skip
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "翻译成日语：谢谢你的耐心",
+        "traduis en espagnol : « bonne nuit »",
+        "put 'good morning' into simplified chinese",
+        "I need the danish for 'file not found' on a sign",
+    ],
+)
+def test_translation_asked_in_another_language_or_of_quoted_code_words_skips(prompt: str) -> None:
+    route = classify(prompt)
+    assert route.off_topic in ("translation", "language"), prompt
+    names = ["File.notFound", "src/file.ts", "Mux.Put", "put"]
+    assert gate(route, prompt, names).skip, prompt
+
+
+def test_a_language_beside_a_question_about_the_code_keeps_it() -> None:
+    prompt = "why do the dates show in english for german users"
+    route = classify(prompt)
+    assert not gate(route, prompt, ["formatDate", "src/users/locale.ts", "User"]).skip

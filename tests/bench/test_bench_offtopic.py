@@ -6,7 +6,7 @@ from pathlib import Path
 
 from bench.offtopic import QUICK_PER_CATEGORY, shared_prompts, shared_routing
 from bench.scoring import Gold
-from bench.sets import Prompt, load_set, load_sets, load_shared_sets, problems
+from bench.sets import SETS_DIR, Prompt, load_set, load_sets, load_shared_sets, problems
 
 SHARED_YAML = """corpus: "*"
 prompts:
@@ -61,13 +61,17 @@ def test_the_quick_run_takes_a_few_prompts_of_each_kind() -> None:
 
 def test_every_corpus_has_probe_code_prompts_scored_with_the_probe_skip_set() -> None:
     from bench.corpora import load_corpora
-    from bench.offtopic import PROBE_SET, by_set, probe_prompts
+    from bench.offtopic import PROBE_SET, SHARED_PREFIX, by_set, probe_prompts
 
-    for name in load_corpora():
-        probes = probe_prompts(name)
-        assert len(probes) >= 12, name
-        assert {p.category for p in probes} == {"code"} and not any(p.gold for p in probes), name
-        assert all(p.corpus == name and p.id.startswith(f"{name}-probe-") for p in probes), name
+    joined = [s for s in load_shared_sets() if (SETS_DIR / s.removeprefix(SHARED_PREFIX)).is_dir()]
+    assert PROBE_SET in joined
+    for stem in joined:
+        tag = stem.removeprefix(SHARED_PREFIX)
+        for name in load_corpora():
+            probes = probe_prompts(name, stem=stem)
+            assert len(probes) >= 12, (stem, name)
+            assert {p.category for p in probes} == {"code"} and not any(p.gold for p in probes), name
+            assert all(p.corpus == name and p.id.startswith(f"{name}-{tag}-") for p in probes), name
     prompts = shared_prompts(corpus="mobx")
     assert len({p.id for p in prompts}) == len(prompts)
     routes = {p.id: ("skip" if p.should_skip else "lookup") for p in prompts}

@@ -20,6 +20,10 @@ _LANGUAGES = (
     r"thai|vietnamese|indonesian|malay|swahili|czech|hungarian|romanian|ukrainian|persian|farsi|tagalog|"
     r"irish|welsh|catalan|esperanto|klingon|pirate|shakespearean|emoji"
 )
+LANGUAGE = "language"
+LANGUAGE_NAMES = tuple(_LANGUAGES.split("|"))
+# A language's variety or register ("into simplified chinese", "in brazilian portuguese").
+_VARIETY = r"(?:(?:simplified|traditional|brazilian|european|mexican|castilian|swiss|formal|informal|polite|plain)\s+)?"
 # Each category's cues, matched on the lowercased prompt. They only nominate a prompt for the gate.
 _CUES: dict[str, str] = {
     # The user says so: "this isn't about any project I'm working on", "nothing to do with the code".
@@ -51,7 +55,8 @@ _CUES: dict[str, str] = {
         r"photos?|pdfs?|videos?|audio)\b|\b(?:sent|send|sending|shared|go|goes)\s+to\s+(?:anthropic|openai)\b|"
         r"\bwhat\s+(?:\w+\s+){0,2}(?:do|can)\s+you\s+(?:support|understand|speak)\b|\bmake\s+you\s+(?:stop|start)\b|"
         r"\b(?:anthropic|openai)\s+(?:reading|read|see|sees|store|stores|storing|train|"
-        r"trains|training|watching|listening|log|logs|logging|keep|keeps)\b|\b(?:made|built|trained|created)\s+by\s+"
+        r"trains|training|watching|listening|log|logs|logging|keep|keeps)\b|\bused\s+to\s+train\b|"
+        r"\b(?:train|retrain|switch|downgrade)\s+(?:you|u)\b|\b(?:made|built|trained|created)\s+by\s+"
         r"(?:anthropic|openai)\b|\bcan\s+(?:you|u)\s+browse\b"
     ),
     "creative": (
@@ -65,10 +70,10 @@ _CUES: dict[str, str] = {
     ),
     "translation": (
         rf"\btranslat(?:e|es|ing)\b|\bhow\s+(?:do\s+(?:you|i)|to|would\s+you|does\s+one)\s+say\b|"
-        rf"\b(?:traduc\w*|tradu[sz]\w*|[üu]bersetz\w*)\b|"
+        rf"\b(?:tradu\w+|[üu]bersetz\w*|perevod\w*|переве\w*|перевод\w*)\b|翻译|翻譯|翻訳|번역|"
         rf"\bhow\s+(?:would|do|does|did)\s+(?:an?\s+|the\s+)?(?:{_ADJECTIVES})\s+(?:person|speaker|people|native)?\s*say\b|"
         rf"\bmean\s+in\s+(?:{_LANGUAGES})\b|\b(?:put|turn|render|rewrite|say)\b[^.?!]{{0,40}}\b(?:in|into)\s+"
-        rf"(?:{_LANGUAGES})\b"
+        rf"{_VARIETY}(?:{_LANGUAGES})\b"
     ),
     # Naming and brainstorming ("suggest 10 names for a coffee shop"): like a genre, but "ideas for
     # improving test coverage" or "a good name for a function that merges configs" is about the code.
@@ -142,12 +147,20 @@ _CUES: dict[str, str] = {
         r"\b(?:keep|make)\s+(?:your\s+)?(?:answers?|replies|responses)\s+(?:shorter|longer|short|brief|concise|"
         r"simpler|simple|clearer)\b|\bstop\s+apologi[sz]\w*|"
         r"\b(?:new|change\s+(?:the\s+)?|different)\s+topic\b|\btake\s+a\s+break\b|\byou\s+win\b|"
-        r"\b(?:less|more)\s+(?:formal|casual|verbose|wordy|chatty)\b"
+        r"\b(?:less|more)\s+(?:formal|casual|verbose|wordy|chatty)\b|"
+        # About the answer just given: its form ("as bullet points", "the second paragraph"), a correction
+        # ("that's not what I meant"), a retraction ("never mind"), a doubt ("are you sure about that").
+        r"\b(?:as|in(?:to)?)\s+(?:a\s+)?(?:bullet(?:\s*points?|s)|a\s+numbered\s+list|fewer\s+words|plain\s+english|"
+        r"simpler\s+(?:terms|words))\b|\b(?:first|second|third|last|previous|next)\s+paragraph\b|"
+        r"\bnot\s+what\s+i\s+(?:meant|asked(?:\s+for)?|wanted)\b|\bnever\s*mind\b|\bforget\s+(?:it|about\s+it)\b|"
+        r"\b(?:what|everything)\s+you\s+(?:just\s+)?(?:said|wrote|meant)\b|\bexplain\s+that\s+(?:again|differently)\b|"
+        r"\bare\s+you\s+sure\s+about\s+(?:that|this|it)\b|\bthat\s+last\s+(?:part|bit|point|sentence|step)\b|"
+        r"\bmake\s+that\s+(?:a\s+(?:bit|lot)\s+)?(?:shorter|longer|simpler|clearer|briefer|more\s+concise)\b"
     ),
     # A language named ("…into German", "Spanish for…"): a translation when nothing else is asked, but
     # "dates show in english even for german users" is a bug report of an i18n app. Checked last: "reply
     # in French" is about the conversation.
-    "language": rf"\b(?:in|into|to)\s+(?:{_LANGUAGES})\b|\b(?:{_LANGUAGES})\s+for\b",
+    LANGUAGE: rf"\b(?:in|into|to)\s+{_VARIETY}(?:{_LANGUAGES})\b|\b(?:{_LANGUAGES})\s+for\b",
 }
 _CUE_RES = {category: re.compile(pattern) for category, pattern in _CUES.items()}
 
@@ -251,6 +264,8 @@ def off_topic_cue(text: str, seeds: tuple[str, ...] | None = None, route: RouteN
     category = next((c for c, pattern in _CUE_RES.items() if pattern.search(lowered)), "")
     if category in GENRE_CATEGORIES:
         return "" if _writes_about_code(text, seeds, category, route) else category
+    if category == LANGUAGE:  # beside a language named, quoted text is the material to translate
+        text, seeds = unquoted(text), None
     if has_strong_code_signal(text, seeds):
         return ""
     if category == GENERAL_KNOWLEDGE and (route is RouteName.ARCHITECTURE or _DEICTIC.search(lowered)):
@@ -294,6 +309,11 @@ def _writes_about_code(
 
 
 _QUOTED = re.compile(r"(?<!\w)'[^']{2,}'(?!\w)|\"[^\"]{2,}\"|“[^”]{2,}”|‘[^’]{2,}’")
+
+
+def unquoted(text: str) -> str:
+    """The text with what it quotes blanked out (same length)."""
+    return _QUOTED.sub(_blank, text)
 
 
 def _without_material(cue: re.Pattern[str], lowered: str, colon: bool) -> str:

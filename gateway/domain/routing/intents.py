@@ -258,5 +258,5 @@ def score_intents(text: str, seeds: tuple[str, ...]) -> Route:
 
 
 def is_thin(lowered: str) -> bool:
-    words = re.findall(r"[a-z0-9_']+", lowered)
+    words = re.findall(r"[\w']+", lowered)  # \w: a prompt in another script is not thin
     return len(words) <= 6 and all(word in _THIN_WORDS or word in WORD_STOP for word in words)

@@ -32,10 +32,13 @@ from gateway.domain.routing.cues import (
     CODE_WORDS,
     EXCHANGE_CATEGORIES,
     GENRE_CATEGORIES,
+    LANGUAGE,
+    LANGUAGE_NAMES,
     NO_CODE,
     UNRELATED,
     cue_matches,
     lower,
+    unquoted,
     without_cues,
 )
 from gateway.domain.routing.route import Route, RouteName
@@ -51,7 +54,7 @@ TEXT_CHARS = 2000
 # when some top hit's embedding is at least this similar to the prompt's (cosine, all-MiniLM-L6-v2).
 # Cues that say little about the rest of the prompt (small talk beside a question, a language named
 # without a translation asked for): one word that names code keeps the prompt.
-ONE_WORD_ENOUGH = frozenset({"small talk", "language"})
+ONE_WORD_ENOUGH = frozenset({"small talk", LANGUAGE})
 # Cues about the assistant or the conversation: one word left beside them is the cue's own attribute
 # ("your context window size", "my first message in this conversation"), unless the code reads like it.
 _ABOUT_THE_EXCHANGE = frozenset({"assistant", "conversation"})
@@ -156,9 +159,14 @@ def _repos_own_genre(route: Route, text: str, hit_names: list[str]) -> bool:
     material; the user saying the prompt is not about the code is never the repo's own word."""
     if route.off_topic == UNRELATED:
         return False
-    cue_words = {s for match in cue_matches(route.off_topic, text) for s in content_stems(match)}
+    cue_words = {s for match in cue_matches(route.off_topic, unquoted(text)) for s in content_stems(match)}
+    cue_words -= _FRAME_STEMS  # "put … into German", "say it in French": the frame, not a writing word
     named = named_stems(hit_names)
     return any(_names(s, named) for s in cue_words)
+
+
+# The words around a translation request that are not themselves about writing.
+_FRAME_STEMS = frozenset(stem(w) for w in ("put", "turn", "render", "rewrite", "say", "into", *LANGUAGE_NAMES))
 
 
 def _evidence_words(
@@ -168,6 +176,8 @@ def _evidence_words(
     session" says nothing about a `Session` class) unless the rest of the prompt names code too ("the chat
     jumps when a message arrives"); next to a cue about the assistant a bare topic word is about the
     assistant ("your context window, in tokens")."""
+    if route.off_topic == LANGUAGE:  # beside a language named, quoted text is the material to translate
+        return content_stems(unquoted(text))
     if route.off_topic not in EXCHANGE_CATEGORIES:
         return content_stems(text)
     stems = content_stems(without_cues(text))
