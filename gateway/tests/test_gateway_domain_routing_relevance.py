@@ -676,3 +676,42 @@ def test_a_language_beside_a_question_about_the_code_keeps_it() -> None:
     prompt = "why do the dates show in english for german users"
     route = classify(prompt)
     assert not gate(route, prompt, ["formatDate", "src/users/locale.ts", "User"]).skip
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "my pottery class got moved to saturday",
+        "which branch of the post office opens early",
+        "my dog keeps crashing into the door",
+    ],
+)
+def test_a_code_word_in_its_everyday_sense_skips_when_nothing_else_names_code(prompt: str) -> None:
+    route = classify(prompt)
+    assert route.off_topic == "a code word with an everyday sense", prompt
+    assert gate(route, prompt, HIT_NAMES, vector_scores=[0.15]).skip, prompt
+    # ...and is kept when another of its words names the repo's code, or a hit reads like it
+    assert not gate(route, prompt, [*HIT_NAMES, "Pottery", "Office", "Door"], vector_scores=[0.15]).skip
+    assert not gate(route, prompt, HIT_NAMES, vector_scores=[SIMILAR_FLOOR + 0.01]).skip
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "why does this class crash on load",  # points back at the code on screen
+        "which class owns the cache",  # a programming word beside it
+        "how do we merge configs",  # the team asking
+        "the build fails on the release branch",
+        "what happens when a service fails to boot",  # a behaviour ask
+        "why does my handler never see the body",  # a code word with no everyday sense
+    ],
+)
+def test_a_code_word_with_other_signs_of_code_is_never_judged_by_its_everyday_sense(prompt: str) -> None:
+    assert classify(prompt).off_topic != "a code word with an everyday sense", prompt
+
+
+def test_big_o_notation_is_no_code_punctuation_and_a_relative_that_points_at_nothing() -> None:
+    assert classify("why is quicksort O(n^2) worst case but still popular").off_topic
+    assert not classify("why does parse(n) return None").off_topic
+    assert classify("a melancholy poem about a library that nobody uses anymore").off_topic == "creative"
+    assert not classify("write a poem for that parser in the README").off_topic

@@ -201,6 +201,11 @@ _TOPIC_WORDS = (
     r"python|javascript|typescript|node|npm|pip|java|golang|rust|ruby|php|go\s+code"
 )
 CODE_WORDS = re.compile(rf"\b(?:{_TOPIC_WORDS})\b")
+# Strong code words with an everyday sense: alone, the evidence decides which sense the prompt means.
+_EVERYDAY_STRONG = re.compile(
+    r"class|classes|bug|bugs|crash\w*|fail\w*|broken|branch|merge|commit|commits|deploy\w*|boot\w*|"
+    r"shutdown|services?|fixtures?"
+)
 # What a writing request may ask for that is part of the code itself.
 _ARTEFACTS = re.compile(
     r"\b(?:docstrings?|doc\s+comments?|comments?|commit\s+messages?|changelog|readme|release\s+notes|"
@@ -209,10 +214,14 @@ _ARTEFACTS = re.compile(
 # A topic word the prompt points at as a thing of this project ("the parser", "our cache", "the error
 # messages"), not a concept ("a compiler", "tokens", "python"): a strong sign. `_DEFINITE_TOPIC` leaves out
 # "my": "my house keys", "my performance review" are the user's own things; "my handler" has a strong word.
+# "that" before a subject opens a relative clause ("an API that nobody calls"), it points at nothing.
+_THAT = r"that(?!\s+(?:nobody|no\s+one|everyone|everybody|someone|somebody|i|you|we|they|he|she|people)\b)"
 _DEFINITE_CODE = re.compile(
-    rf"\b(?:the|this|that|these|those|our|my)\s+(?:[\w'-]+\s+){{0,3}}(?:{_TOPIC_WORDS}|{_STRONG_WORDS})\b"
+    rf"\b(?:the|this|{_THAT}|these|those|our|my)\s+(?:[\w'-]+\s+){{0,3}}(?:{_TOPIC_WORDS}|{_STRONG_WORDS})\b"
 )
-_DEFINITE_TOPIC = re.compile(rf"\b(?:the|this|that|these|those|our)\s+(?:[\w'-]+\s+)?(?:{_TOPIC_WORDS})\b")
+_DEFINITE_TOPIC = re.compile(rf"\b(?:the|this|{_THAT}|these|those|our)\s+(?:[\w'-]+\s+)?(?:{_TOPIC_WORDS})\b")
+# Big-O notation is mathematics, not a call: "why is quicksort O(n^2) in the worst case".
+_BIG_O = re.compile(r"\b[OΘΩo]\((?:[\w^*+\s·.-]|log|\(\w+\))*\)")
 # "where/how (do) we <verb>": the team asking about its own code ("where we validate the input"),
 # not about the exchange ("where were we", "how are we doing", "how long have we been talking").
 _TEAM_ASKS = re.compile(
@@ -241,6 +250,8 @@ _CONCEPT = re.compile(
 )
 GENERAL_KNOWLEDGE = "general knowledge"
 NO_CODE = "no sign of code"
+# A word for code that has an everyday sense too ("class", "branch", "bug", "crash"), with no other sign.
+EVERYDAY_SENSE = "a code word with an everyday sense"
 # Genres: the whole prompt is material for the writing asked for, or the user says it is not about the
 # code (see `gate`).
 UNRELATED = "unrelated"
@@ -267,7 +278,7 @@ def off_topic_cue(text: str, seeds: tuple[str, ...] | None = None, route: RouteN
     if category == LANGUAGE:  # beside a language named, quoted text is the material to translate
         text, seeds = unquoted(text), None
     if has_strong_code_signal(text, seeds):
-        return ""
+        return _judged_code_word(text, seeds, route)
     if category == GENERAL_KNOWLEDGE and (route is RouteName.ARCHITECTURE or _DEICTIC.search(lowered)):
         return ""  # an architecture question, or one about the code under discussion
     if route is RouteName.BUG and _DEICTIC.search(without_cues(text)):
@@ -280,6 +291,23 @@ def off_topic_cue(text: str, seeds: tuple[str, ...] | None = None, route: RouteN
         return GENERAL_KNOWLEDGE
     if route in (RouteName.LOOKUP, RouteName.FLOW) and not _DEICTIC.search(lowered) and content_stems(text):
         return NO_CODE  # a programming word alone ("a table", "tokens") is no sign: the evidence decides
+    return ""
+
+
+def _judged_code_word(text: str, seeds: tuple[str, ...] | None, route: RouteName | None) -> str:
+    """A prompt whose only sign of code is a word: "" (about the code) unless the word has an everyday
+    sense the rest of the prompt may be about — "my yoga class", "a branch of the bank", "my cat keeps
+    crashing into things" (`EVERYDAY_SENSE`, judged by the evidence) — and no programming word beside it.
+    A prompt that points back at what is on screen ("why does this crash"), asks how something behaves
+    or how the code is built is about the code."""
+    lowered = lower(text)
+    if has_hard_code_signal(text, seeds) or _TEAM_ASKS.search(lowered) or _DEICTIC.search(lowered):
+        return ""
+    if BEHAVIOUR_ASK.search(lowered) or route is RouteName.ARCHITECTURE:
+        return ""
+    strong = {m.group(0) for m in _STRONG_CODE_WORDS.finditer(lowered)}
+    if strong and all(_EVERYDAY_STRONG.fullmatch(w) for w in strong) and not CODE_WORDS.search(lowered):
+        return EVERYDAY_SENSE  # no programming word beside it either
     return ""
 
 
@@ -337,13 +365,20 @@ def has_code_signal(text: str, seeds: tuple[str, ...] | None = None) -> bool:
     return has_strong_code_signal(text, seeds) or bool(CODE_WORDS.search(lower(text)))
 
 
+def has_hard_code_signal(text: str, seeds: tuple[str, ...] | None = None) -> bool:
+    """An identifier or path, or code punctuation: what only code is written with."""
+    if seeds is None:
+        seeds = extract_seeds(text)
+    return any(_code_shaped(seed) for seed in seeds) or bool(
+        _CODE_PUNCTUATION.search(_BIG_O.sub(_blank, text))
+    )
+
+
 def has_strong_code_signal(text: str, seeds: tuple[str, ...] | None = None) -> bool:
     """An identifier or path, code punctuation, a word for an artefact of a codebase or the work on it
     (function, test, bug, refactor, config…), or the team asking where or how it does something. A
     quoted everyday word is material to translate or explain, not a name."""
-    if seeds is None:
-        seeds = extract_seeds(text)
-    if any(_code_shaped(seed) for seed in seeds) or _CODE_PUNCTUATION.search(text):
+    if has_hard_code_signal(text, seeds):
         return True
     lowered = lower(text)
     return bool(
@@ -359,6 +394,13 @@ def _code_shaped(seed: str) -> bool:
 def lower(text: str) -> str:
     """The prompt as the cues read it: lowercase, typographic apostrophes made plain."""
     return text.lower().replace("’", "'")
+
+
+def everyday_sense_words(text: str) -> frozenset[str]:
+    """The code words with an everyday sense a prompt uses ("class", "bug")."""
+    return frozenset(
+        m.group(0) for m in _STRONG_CODE_WORDS.finditer(lower(text)) if _EVERYDAY_STRONG.fullmatch(m.group(0))
+    )
 
 
 def cue_matches(category: str, text: str) -> list[str]:
