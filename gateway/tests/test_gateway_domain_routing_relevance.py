@@ -715,3 +715,18 @@ def test_big_o_notation_is_no_code_punctuation_and_a_relative_that_points_at_not
     assert not classify("why does parse(n) return None").off_topic
     assert classify("a melancholy poem about a library that nobody uses anymore").off_topic == "creative"
     assert not classify("write a poem for that parser in the README").off_topic
+
+
+def test_this_morning_points_at_a_time_not_at_the_code_under_discussion() -> None:
+    prompt = "my pottery class got cancelled this morning"
+    route = classify(prompt)
+    assert route.off_topic == "a code word with an everyday sense"
+    assert gate(route, prompt, HIT_NAMES, vector_scores=[0.1]).skip
+    assert not classify("why does this class crash on load").off_topic
+
+
+def test_the_assistants_plan_is_about_the_assistant() -> None:
+    prompt = "how many messages do i get on the pro plan"
+    route = classify(prompt)
+    assert route.off_topic == "assistant"
+    assert gate(route, prompt, HIT_NAMES).skip

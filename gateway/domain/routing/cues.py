@@ -56,7 +56,8 @@ _CUES: dict[str, str] = {
         r"\bwhat\s+(?:\w+\s+){0,2}(?:do|can)\s+you\s+(?:support|understand|speak)\b|\bmake\s+you\s+(?:stop|start)\b|"
         r"\b(?:anthropic|openai)\s+(?:reading|read|see|sees|store|stores|storing|train|"
         r"trains|training|watching|listening|log|logs|logging|keep|keeps)\b|\bused\s+to\s+train\b|"
-        r"\b(?:train|retrain|switch|downgrade)\s+(?:you|u)\b|\b(?:made|built|trained|created)\s+by\s+"
+        r"\b(?:train|retrain|switch|downgrade)\s+(?:you|u)\b|\bon\s+(?:the|my)\s+(?:pro|max|plus|free|team|enterprise)\s+"
+        r"(?:plan|tier)\b|\b(?:made|built|trained|created)\s+by\s+"
         r"(?:anthropic|openai)\b|\bcan\s+(?:you|u)\s+browse\b"
     ),
     "creative": (
@@ -235,7 +236,14 @@ BEHAVIOUR_ASK = re.compile(
     r"\bstep\s+by\s+step\b|\bunder\s+the\s+hood\b|\bend\s+to\s+end\b|"
     r"\bwhy\s+(?:does|do|is|are|did|would|doesn't|don't|isn't|won't|can't)\s+the\b"
 )
-_DEICTIC = re.compile(r"\b(?:this|that|these|those|it|its|it's|here|above|below|same|again)\b")
+# "this morning", "that weekend" point at a time, not at the code under discussion.
+_TIMES = (
+    r"morning|afternoon|evening|night|weekend|week|month|year|summer|winter|spring|autumn|fall|season|"
+    r"monday|tuesday|wednesday|thursday|friday|saturday|sunday|christmas|holiday|holidays"
+)
+_DEICTIC = re.compile(
+    rf"\b(?:(?:this|that)(?!\s+(?:{_TIMES})\b)|these|those|it|its|it's|here|above|below|same|again)\b"
+)
 # The whole prompt asks what a concept is or how it works in general — "what does a CPU cache do", "how
 # does public key cryptography work at a high level" — a textbook question even when its words are
 # programming words; "what does the cache do" points at a thing of the project and never gets here.
