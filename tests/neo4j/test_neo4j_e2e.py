@@ -44,7 +44,14 @@ def repo() -> str:
 @pytest.fixture(scope="module")
 def suites(tmp_path_factory: pytest.TempPathFactory, checkout: Path, repo: str) -> Iterator[dict[str, Suite]]:
     started: dict[str, Suite] = {}
-    env = {**OFFLINE, "REPORECALL_READ_CLAUDE_MEMORY": "false", "REPORECALL_WATCH": "false"}
+    # Communities recompute on the first read after a write (by default a report stays for 5 s of quiet, so
+    # the two suites could answer from reports of different generations).
+    env = {
+        **OFFLINE,
+        "REPORECALL_READ_CLAUDE_MEMORY": "false",
+        "REPORECALL_WATCH": "false",
+        "REPORECALL_COMMUNITY_SETTLE_SECONDS": "0",
+    }
     try:
         started["sqlite"] = Suite.start(tmp_path_factory.mktemp("suite-sqlite"), env=env)
         started["neo4j"] = Suite.start(

@@ -29,7 +29,8 @@ TOP_SYMBOLS = 5
 DOMINANT_PATHS = 3
 MAX_HUBS = 20
 MAX_BRIDGES = 50
-# Louvain visits vertices in random order: a fixed seed makes the same facts give the same communities on
+# Louvain visits vertices in random order: a fixed seed, and vertices and edges numbered in a canonical
+# order rather than the order a store returned them in, make the same facts give the same communities on
 # every backend and replica (igraph's generator is process-global, hence the lock).
 LOUVAIN_SEED = 0
 _LOUVAIN_LOCK = threading.Lock()
@@ -61,7 +62,7 @@ def detect_communities(
     if edges is None:
         edges = resolve_all(facts)
     counts = count_edges(edges)
-    symbols = list(facts.symbols)
+    symbols = sorted(facts.symbols, key=lambda s: (s.path, s.start_line, s.id))
     if not symbols:
         return CommunityReport((), (), (), 0.0, now, counts, generation)
 
@@ -77,21 +78,22 @@ def detect_communities(
     weights: dict[tuple[int, int], float] = defaultdict(float)
     for s in symbols:
         weights[(index[s.id], file_vertex(s.path))] += MEMBERSHIP_WEIGHT
-    for imp in facts.imports:
+    for imp in sorted(facts.imports, key=lambda i: (i.path, i.resolved_path or "")):
         if imp.resolved_path and imp.resolved_path != imp.path:
             a, b = file_vertex(imp.path), file_vertex(imp.resolved_path)
             weights[(a, b) if a < b else (b, a)] += IMPORT_WEIGHT
     resolved = [e for e in edges if e.resolution in _RESOLVED and e.caller_id != e.callee_id]
     ambiguous = [e for e in edges if e.resolution is Resolution.AMBIGUOUS and e.callee_id]
     for group, spread in ((resolved, False), (ambiguous, True)):
-        for e in group:
+        for e in sorted(group, key=lambda e: (e.caller_id, e.callee_id, e.line)):
             u, v = index.get(e.caller_id), index.get(e.callee_id)
             if u is None or v is None or u == v:
                 continue
             weights[(u, v) if u < v else (v, u)] += e.calls / e.candidates if spread else e.calls
 
-    graph = igraph.Graph(n=len(symbols) + len(files), edges=list(weights), directed=False)
-    graph.es["weight"] = list(weights.values())
+    pairs = sorted(weights)
+    graph = igraph.Graph(n=len(symbols) + len(files), edges=pairs, directed=False)
+    graph.es["weight"] = [weights[pair] for pair in pairs]
     with _LOUVAIN_LOCK:
         igraph.set_random_number_generator(random.Random(LOUVAIN_SEED))
         try:
@@ -122,7 +124,7 @@ def detect_communities(
         for sid in ranked[:MAX_HUBS]
     )
     bridge_edges = [e for e in resolved if community_of[e.caller_id] != community_of[e.callee_id]]
-    bridge_edges.sort(key=lambda e: (-e.calls, e.caller_id, e.callee_id))
+    bridge_edges.sort(key=lambda e: (-e.calls, e.caller_id, e.callee_id, e.line))
     bridges = tuple(
         Bridge(e, community_of[e.caller_id], community_of[e.callee_id]) for e in bridge_edges[:MAX_BRIDGES]
     )

@@ -143,3 +143,38 @@ def test_planted_recovery_is_stable_across_random_fixtures(seed):
     report = detect_communities(facts, generation=1, now=datetime.now(UTC))
     assert sorted({truth[m] for m in c.member_ids}.pop() for c in report.communities) == sorted(GROUPS)
     assert all(len({truth[m] for m in c.member_ids}) == 1 for c in report.communities)
+
+
+def loose_files(seed: int) -> list[FileSpec]:
+    """Sparse random calls over few files: many near-equal partitions, so visiting order would show."""
+    rng = random.Random(seed)
+    specs = [FileSpec(f"src/p{j}.py") for j in range(4)]
+    names = []
+    for j, spec in enumerate(specs):
+        for k in range(6):
+            spec.define(f"f{j}_{k}")
+            names.append((spec, f"f{j}_{k}"))
+    for spec, name in names:
+        for _, callee in rng.sample([n for n in names if n[1] != name], 2):
+            spec.call(name, callee)
+    specs[0].imports_("src.p1", specs[1].path)
+    specs[2].imports_("src.p3", specs[3].path)
+    return specs
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3, 4])
+def test_communities_do_not_depend_on_the_order_a_store_returns_facts_in(seed):
+    files = loose_files(seed)
+    symbols = [s for f in files for s in f.symbols]
+    calls = [c for f in files for c in f.calls]
+    imports = [i for f in files for i in f.imports]
+    now = datetime.now(UTC)
+    first = detect_communities(RepoFacts(tuple(symbols), tuple(calls), tuple(imports)), generation=1, now=now)
+    shuffle = random.Random(seed)
+    for _ in range(5):
+        for facts in (symbols, calls, imports):
+            shuffle.shuffle(facts)
+        again = detect_communities(
+            RepoFacts(tuple(symbols), tuple(calls), tuple(imports)), generation=1, now=now
+        )
+        assert again == first
