@@ -74,13 +74,18 @@ def main(argv: list[str] | None = None) -> int:
         args.json.with_suffix(".md").write_text(render_markdown(json.loads(args.json.read_text())))
         return 0
     if args.command == "check":
-        from bench.sets import SETS_DIR, load_set, load_shared_sets, problems
+        from bench.sets import SETS_DIR, load_commit_set, load_set, load_shared_sets, problems
 
         corpora, failed = load_corpora(), False
         for name, corpus in corpora.items():
             found = problems(load_set(SETS_DIR / f"{name}.yaml"), fetch(corpus))
             failed |= bool(found)
             print(f"{name}: {'ok' if not found else chr(10).join(found)}")
+            commits = load_commit_set(name)
+            if commits:
+                found = problems(commits, corpus.path)
+                failed |= bool(found)
+                print(f"{name} commits: {'ok' if not found else chr(10).join(found)}")
         for name, shared in load_shared_sets().items():
             found = problems(shared, None)
             failed |= bool(found)

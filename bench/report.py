@@ -88,6 +88,8 @@ def render_markdown(results: dict[str, Any]) -> str:
             row = [category, str(scores["n"]), _f(scores["ndcg_10"]), _f(base), _f(hybrid)]
             lines.append("| " + " | ".join(row) + " |")
         lines.append("")
+        if "commits" in corpus:
+            lines += _commit_lines(corpus["commits"])
 
     lines += [
         "## Speed (ratios are ours ÷ the BM25-chunk baseline measured in the same run)",
@@ -129,6 +131,33 @@ def render_markdown(results: dict[str, Any]) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _commit_lines(commits: dict[str, Any]) -> list[str]:
+    """The systems on the corpus's bug-fix commit messages (sets/commits), apart from its own set."""
+    systems = commits["systems"]
+    lines = [
+        f"Bug-fix commit messages (`sets/commits`, {systems[OURS]['symbol']['n']} prompts; the message is the "
+        "prompt, the changed functions the gold):",
+        "",
+        "| system | sym NDCG@10 | sym R@10 | sym MRR@10 | file R@10 |",
+        "|---|---|---|---|---|",
+    ]
+    for system, scores in systems.items():
+        s, f = scores["symbol"], scores["file"]
+        label = f"**{system}**" if system == OURS else system
+        lines.append(
+            f"| {label} | {_f(s['ndcg_10'])} | {_f(s['recall_10'])} | {_f(s['mrr_10'])} | {_f(f['recall_10'])} |"
+        )
+    gain = systems[OURS]["symbol"]["ndcg_10"] - systems[BASELINE]["symbol"]["ndcg_10"]
+    skipped = ", ".join(commits["false_skips"]) or "none"
+    lines += [
+        "",
+        f"- commit messages: hook {gain:+.3f} over {BASELINE}; mean injected tokens {commits['mean_tokens']:.0f}; "
+        f"skipped: {skipped}",
+        "",
+    ]
+    return lines
 
 
 def _skip_line(routing: dict[str, Any]) -> str:

@@ -41,7 +41,7 @@ from bench.scoring import (
     skip_scores,
     within_tokens,
 )
-from bench.sets import SETS_DIR, Prompt, load_set, resolve_spans
+from bench.sets import SETS_DIR, Prompt, load_commit_set, load_set, resolve_spans
 
 RESULTS_DIR = Path(__file__).resolve().parent / "results"
 SEARCH_MODES = ("hybrid", "keyword", "vector")
@@ -181,6 +181,25 @@ def equal_token_quality(
     return out
 
 
+def commit_quality(
+    prompts: list[Prompt],
+    gateway: Gateway,
+    repo: str,
+    root: Path,
+    systems: dict[str, Callable[[Prompt], list[Retrieved]]],
+) -> dict[str, Any]:
+    """The systems on bug-fix commit messages (the message as the prompt, the changed functions as gold),
+    with the hook's routes and injected tokens: what a judge replaying real fixes sees."""
+    explained = {p.id: gateway.explain(p.prompt, repo, str(root)) for p in prompts}
+    hook = {"reporecall (hook)": lambda p: _injected_to_retrieved(explained[p.id]["injected"])}
+    out = evaluate(prompts, {**hook, **{n: s for n, s in systems.items() if n != "reporecall (hook)"}})
+    for p in prompts:
+        out["prompts"][p.id].update(route=explained[p.id]["route"], tokens=explained[p.id]["tokens"])
+    out["false_skips"] = [p.id for p in prompts if explained[p.id]["route"] == "skip"]
+    out["mean_tokens"] = round(statistics.fmean(explained[p.id]["tokens"] for p in prompts), 1)
+    return out
+
+
 STORE_MODES = ("all", "run")
 
 
@@ -236,6 +255,7 @@ def run_corpus(
     indexed: tuple[Path, dict[str, Any]],
     quick: bool,
     speed_too: bool = True,
+    commits: list[Prompt] | None = None,
 ) -> dict[str, Any]:
     run_info = suite.run_info
     search_addr = run_info["children"]["search"]["address"]
@@ -324,6 +344,10 @@ def run_corpus(
         "max": max(tokens, default=0),
     }
     result["explain_latency"] = latency_summary([float(explained[p.id]["elapsed_ms"]) for p in prompts])
+    if commits:
+        result["commits"] = commit_quality(
+            resolve_spans(commits, corpus.path), gateway, corpus.name, root, systems
+        )
     if not speed_too:
         return result
 
@@ -448,8 +472,9 @@ def run(
         indexed = {n: index_corpus(corpora[n], suite, workdir) for n in held}
         results["store"]["chunks"] = sum(numbers["chunks"] for _, numbers in indexed.values())
         for n in names:
+            commits = [] if quick else load_commit_set(n)
             results["corpora"][n] = run_corpus(
-                corpora[n], sets[n], suite, gateway, indexed[n], quick, speed_too
+                corpora[n], sets[n], suite, gateway, indexed[n], quick, speed_too, commits
             )
         results["processes"] = {
             name: {"peak_rss_mib": speed.peak_rss_mib(int(info["pid"]))}

@@ -8,6 +8,10 @@
         gold:                     # empty for skip prompts
           - {file: src/internal/operators/switchMap.ts, symbol: switchMap, grade: 3}
 
+`sets/commits/<corpus>.yaml` holds bug-fix commit messages (category `commit`): the message is the prompt,
+the functions the fix changes are its grade-3 gold. `load_commit_set` reads a corpus's; they are scored apart
+from the corpus's own set.
+
 A shared set (`corpus: "*"`, e.g. sets/offtopic.yaml) is corpus-independent: it runs against every corpus
 and only checks routing. Its prompts are `skip` (must get no context) or `code` (about whatever repo is
 open, must not be skipped; no gold). `load_sets` returns the per-corpus sets, `load_shared_sets` the shared.
@@ -30,6 +34,8 @@ CATEGORIES = ("lookup", "flow", "bug", "architecture", "skip")
 SHARED = "*"  # the corpus of a shared set: it runs against every corpus
 CODE = "code"  # a shared set's prompt about the open repo's code: must not be skipped, has no gold
 SHARED_CATEGORIES = ("skip", CODE)
+COMMIT = "commit"  # a bug-fix commit message; its gold is what the fix changed
+COMMITS = "commits"  # the folder of the commit sets, one per corpus
 
 
 @dataclass(frozen=True)
@@ -79,6 +85,22 @@ def load_shared_sets(directory: Path = SETS_DIR) -> dict[str, list[Prompt]]:
     return {name: ps for name, ps in _all_sets(directory).items() if _is_shared(ps)}
 
 
+def load_commit_set(corpus: str, directory: Path = SETS_DIR) -> list[Prompt]:
+    """The corpus's bug-fix commit messages (`commits/<corpus>.yaml`), none when it has no such file."""
+    path = directory / COMMITS / f"{corpus}.yaml"
+    if not path.is_file():
+        return []
+    prompts = load_set(path)
+    wrong = sorted(
+        {p.corpus for p in prompts if p.corpus != corpus} | {p.id for p in prompts if p.category != COMMIT}
+    )
+    if wrong:
+        raise ValueError(
+            f"{path}: every prompt must be a {COMMIT!r} of corpus {corpus!r} ({', '.join(wrong)})"
+        )
+    return prompts
+
+
 @dataclass(frozen=True)
 class Definition:
     qualified_name: str
@@ -118,7 +140,7 @@ def problems(prompts: list[Prompt], root: Path | None) -> list[str]:
             if p.gold:
                 found.append(f"{p.id}: a shared set's prompt has gold answers (it only checks routing)")
             continue
-        if p.category not in CATEGORIES:
+        if p.category not in (*CATEGORIES, COMMIT):
             found.append(f"{p.id}: unknown category {p.category!r}")
         if p.should_skip and p.gold:
             found.append(f"{p.id}: a skip prompt has gold answers")

@@ -5,7 +5,16 @@ from __future__ import annotations
 import pytest
 
 from bench.corpora import load_corpora
-from bench.sets import CATEGORIES, CODE, SHARED, load_sets, load_shared_sets, problems
+from bench.sets import (
+    CATEGORIES,
+    CODE,
+    COMMIT,
+    SHARED,
+    load_commit_set,
+    load_sets,
+    load_shared_sets,
+    problems,
+)
 
 SETS = load_sets()
 SHARED_SETS = load_shared_sets()
@@ -55,3 +64,27 @@ def test_the_shared_offtopic_set_runs_on_every_corpus_and_is_well_formed() -> No
     assert len([p for p in shared if p.category == CODE]) >= 25
     assert problems(shared, None) == []
     assert "offtopic" not in SETS
+
+
+COMMIT_SETS = {name: load_commit_set(name) for name in CORPORA}
+
+
+@pytest.mark.parametrize("name", sorted(n for n, ps in COMMIT_SETS.items() if ps))
+def test_every_commit_message_names_what_the_fix_changed_in_the_corpus(name: str) -> None:
+    prompts = COMMIT_SETS[name]
+    assert all(p.category == COMMIT and p.corpus == name for p in prompts)
+    corpus = CORPORA[name]
+    if not corpus.present():
+        pytest.skip(f"{name} {corpus.version} is not downloaded: run `.venv/bin/python -m bench fetch`")
+    assert problems(prompts, corpus.path) == []
+
+
+def test_a_commit_set_of_the_wrong_corpus_or_category_is_refused(tmp_path) -> None:
+    (tmp_path / "commits").mkdir()
+    (tmp_path / "commits" / "demo.yaml").write_text(
+        "corpus: other\nprompts:\n"
+        "  - {id: c1, category: bug, prompt: fix, gold: [{file: a.py, symbol: f, grade: 3}]}\n"
+    )
+    with pytest.raises(ValueError, match="commit"):
+        load_commit_set("demo", tmp_path)
+    assert load_commit_set("absent", tmp_path) == []
