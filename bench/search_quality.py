@@ -22,7 +22,7 @@ from pathlib import Path
 
 from bench.corpora import load_corpora
 from bench.scoring import Retrieved, score_symbols
-from bench.sets import Prompt, load_sets, resolve_spans
+from bench.sets import Prompt, load_commit_set, load_sets, resolve_spans
 from services.search.domain.model import SearchMode
 from services.search.engine import SearchEngine
 
@@ -83,6 +83,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", action="append", help="only these corpora (repeatable)")
     parser.add_argument("--mode", action="append", choices=MODES, help="only these modes (repeatable)")
     parser.add_argument("--prompts", action="store_true", help="one line per prompt")
+    parser.add_argument(
+        "--commits", action="store_true", help="the bug-fix commit sets (sets/commits) instead of the corpus sets"
+    )
     args = parser.parse_args(argv)
     modes = args.mode or list(MODES)
     sets = load_sets()
@@ -91,7 +94,10 @@ def main(argv: list[str] | None = None) -> int:
     for mode in modes:
         means = []
         for corpus in corpora:
-            prompts = resolve_spans(sets[corpus], source_root(args.data_dir, corpus))
+            chosen = load_commit_set(corpus) if args.commits else sets[corpus]
+            if not chosen:
+                continue
+            prompts = resolve_spans(chosen, source_root(args.data_dir, corpus))
             scores, cpu = score_prompts(engine, corpus, prompts, mode)
             means.append(statistics.fmean(scores.values()))
             print(

@@ -131,6 +131,12 @@ def test_plain_words_are_not_seeds_but_quoted_and_code_shaped_names_are():
     assert extract_seeds("the `tokenize` function and parse_config()") == ("tokenize", "parse_config")
 
 
+def test_a_conventional_commit_header_is_a_label_not_a_call():
+    assert extract_seeds("fix(router): handle a trailing slash in mounted routers") == ()
+    assert extract_seeds("feat(api)!: drop parse_config()") == ("parse_config",)
+    assert extract_seeds("why does fix(router) return None") == ("fix",)
+
+
 def test_continuation_stays_skipped_after_a_routed_prompt():
     previous = classify("who calls normalize_path?")
     assert resolve_follow_up(classify("continue"), previous).name is RouteName.SKIP

@@ -26,6 +26,9 @@ _HAS_EXTENSION = re.compile(rf"\.(?:{_FILE_EXTENSIONS})$", re.IGNORECASE)
 _URL = re.compile(r"\b(?:https?|ftp|file)://\S+|\bwww\.\S+", re.IGNORECASE)
 _QUOTED = re.compile(r"`([^`\n]{1,80})`|\"([^\"\s]{2,60})\"|(?<![\w])'([^'\s]{2,60})'(?![\w])")
 _CALL_SHAPED = re.compile(r"\b([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\((?:[^()\s]{0,30})?\)")
+# A commit message's conventional header, `fix(router):` or `feat(api)!:` at the start of a line: its
+# type and scope are a label, not a call of `fix` (the scope stays a search word).
+_COMMIT_HEADER = re.compile(r"^[ \t]*[A-Za-z]+\([\w$./ -]{1,40}\)!?:", re.MULTILINE)
 _NAME_SHAPE = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*$")
 # Identifier-shaped words of everyday tech English: they would only ever resolve to nothing.
 _NOT_SEEDS = words(
@@ -58,8 +61,10 @@ def extract_seeds(text: str, limit: int = MAX_SEEDS) -> tuple[str, ...]:
         raw = re.sub(r"\(.*\)$", "", raw.strip())
         add(_as_path(raw) or raw, match.start())
     if "(" in text:
+        headers = {m.end() for m in _COMMIT_HEADER.finditer(text)}
         for match in _CALL_SHAPED.finditer(text):
-            add(match.group(1), match.start())
+            if match.end() + 1 not in headers and match.end() + 2 not in headers:
+                add(match.group(1), match.start())
     paths: list[str] = []
     for match in _BARE_TOKEN.finditer(text):
         token = match.group(0)
