@@ -5,7 +5,10 @@ its fields and the list of its members, one line each — and the candidates ins
 header at its rank, so a whole large class never pushes out the very methods the prompt is about.
 A long module-level chunk (file residue) that contains other candidates gives way to them at its rank:
 dedup keeps the more specific chunk. A function stays whole (its nested closures are fragments of it,
-not better answers), so the candidates inside it are then cut as overlaps.
+not better answers), so the candidates inside it are then cut as overlaps; and when a closure ranks above
+the function that encloses it, that function — if short enough to show whole — takes the closure's place
+and rank: shown first, the closure would cut its own enclosing code as an overlap (`ready.runHooks`
+shown, `ready`, whose body holds the bug, cut).
 """
 
 from __future__ import annotations
@@ -37,19 +40,31 @@ class Selected:
 
 @dataclass(frozen=True, slots=True)
 class Replaced:
-    """A candidate that gave way to the more specific candidates inside it."""
+    """A candidate that gave way to the more specific candidates inside it, or to the short function
+    that encloses it."""
 
     candidate: CodeCandidate
+    why: str = "replaced by the more specific chunks inside it"
 
 
 def select_granular(ordered: Sequence[CodeCandidate], policy: BudgetPolicy) -> list[Selected | Replaced]:
-    """The candidates in placing order; large classes become headers, long residue chunks give way."""
+    """The candidates in placing order; large classes become headers, long residue chunks give way, a
+    short enclosing function takes the place of the closures inside it that rank above it."""
     inner = _contained(ordered, policy)
+    enclosing = _enclosing_functions(ordered, policy)
     out: list[Selected | Replaced] = []
     placed: set[int] = set()
 
     def place(j: int) -> None:
         if j in placed:
+            return
+        outer = enclosing.get(j)
+        if outer is not None and outer not in placed:
+            placed.add(outer)  # at the closure's rank, with its score: it stands in for the closure
+            out.append(Selected(replace(ordered[outer], score=max(ordered[outer].score, ordered[j].score))))
+        if outer is not None:
+            placed.add(j)
+            out.append(Replaced(ordered[j], "shown inside its enclosing function"))
             return
         placed.add(j)
         candidate = ordered[j]
@@ -89,6 +104,41 @@ def _contained(ordered: Sequence[CodeCandidate], policy: BudgetPolicy) -> dict[i
         if contained:
             inner[i] = contained
     return inner
+
+
+FUNCTION_KINDS = frozenset({ChunkKind.FUNCTION, ChunkKind.METHOD})
+
+
+def _enclosing_functions(ordered: Sequence[CodeCandidate], policy: BudgetPolicy) -> dict[int, int]:
+    """Candidate index → the index of the innermost later-ranked function or method that strictly
+    encloses it and is at most `header_min_lines` long (a longer one, such as a factory wrapping a
+    whole module, would spend the block on code the prompt did not ask for)."""
+    found: dict[int, int] = {}
+    for i, inner in enumerate(ordered):
+        c = inner.chunk
+        if c.kind not in FUNCTION_KINDS:
+            continue
+        best: int | None = None
+        for k in range(i + 1, len(ordered)):
+            o = ordered[k].chunk
+            if (
+                o.kind in FUNCTION_KINDS
+                and o.path == c.path
+                and o.id != c.id
+                and _lines(o) <= policy.header_min_lines
+                and o.start_line <= c.start_line
+                and c.end_line <= o.end_line
+                and (o.start_line, o.end_line) != (c.start_line, c.end_line)
+                and (best is None or _lines(o) < _lines(ordered[best].chunk))
+            ):
+                best = k
+        if best is not None:
+            found[i] = best
+    return found
+
+
+def _lines(chunk: Chunk) -> int:
+    return chunk.end_line - chunk.start_line + 1
 
 
 def _is_large_class(chunk: Chunk, policy: BudgetPolicy) -> bool:

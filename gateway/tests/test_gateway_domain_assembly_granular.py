@@ -102,6 +102,29 @@ def test_a_long_function_stays_whole_and_its_nested_closure_is_the_overlap():
     assert result.cut[0].chunk_id == "c-inner" and result.cut[0].note.startswith("overlaps")
 
 
+def test_a_short_enclosing_function_takes_the_place_of_its_closure_that_ranked_above_it():
+    body = "def ready():\n    started = check()\n    def run_hooks():\n        return 2\n    return run_hooks\n"
+    outer = _chunk("c-ready", 1, 5, "ready", body, ChunkKind.FUNCTION)
+    inner = _chunk("c-hooks", 3, 4, "ready.run_hooks", "def run_hooks():\n    return 2\n", ChunkKind.FUNCTION)
+    other = _fn("c-other", 20, "other")
+    ranked = [CodeCandidate(inner, 3.0), CodeCandidate(other, 2.0), CodeCandidate(outer, 1.0)]
+    result = assemble_context("lookup", ranked, budget_tokens=2_000, policy=NO_STOP)
+    # the enclosing function is shown whole at the closure's rank; the closure is not cut as an overlap
+    assert [i.chunk_id for i in result.items] == ["c-ready", "c-other"]
+    assert result.items[0].score == 3.0
+    notes = {c.chunk_id: c.note for c in result.cut}
+    assert notes == {"c-hooks": "shown inside its enclosing function"}
+
+
+def test_a_long_enclosing_function_does_not_replace_its_closure():
+    body = "def build():\n" + "    x = 1\n" * 60 + "    def route():\n        return 2\n"
+    outer = _chunk("c-build", 1, 63, "build", body, ChunkKind.FUNCTION)
+    inner = _chunk("c-route", 62, 63, "build.route", "def route():\n    return 2\n", ChunkKind.FUNCTION)
+    ranked = [CodeCandidate(inner, 3.0), CodeCandidate(outer, 1.0)]
+    result = assemble_context("lookup", ranked, budget_tokens=2_000, policy=NO_STOP)
+    assert [i.chunk_id for i in result.items][0] == "c-route"
+
+
 def test_long_doc_comments_are_cut_to_their_first_sentence_in_any_syntax():
     jsdoc = "/**\n * Emits the values.\n * More.\n * More.\n * @param x a value\n */\nfunction of(x) {}\n"
     assert trim_doc_comments(jsdoc, "javascript") == (
@@ -200,5 +223,16 @@ def test_adaptive_stop_measures_a_search_hit_or_neighbour_against_the_best_of_it
     # the callers are far below half the seed, but the second is not below half the first caller
     assert [i.chunk_id for i in result.items] == ["seed", "hit", "caller1", "caller2"]
     notes = {c.chunk_id: c.note for c in result.cut}
-    assert notes["caller3"] == "adaptive stop: score 0.1 below 0.5 × best 0.4"
+    # ...nor ever less than ratio × the first block: a test file calling the seed is no second answer
+    assert notes["caller3"] == "adaptive stop: score 0.1 below 0.5 × best 0.5"
     assert notes["weak"] == "adaptive stop: score 0.2 below 0.5 × best 0.5"  # against the best search hit
+
+
+def test_the_first_neighbour_of_its_kind_still_needs_ratio_times_the_first_block():
+    seed = CodeCandidate(_fn("seed", 1, "has_route"), 1.0, "seed")
+    hit = CodeCandidate(_fn("hit", 10, "find_route"), 0.9)
+    test_caller = CodeCandidate(_fn("t", 20, "test_has_route"), 0.1, "caller")  # ×0.3 as test code
+    policy = BudgetPolicy(stop_ratio=(("bug", 0.5),), stop_min_items=2)
+    result = assemble_context("bug", [seed, hit, test_caller], budget_tokens=2_000, policy=policy)
+    assert [i.chunk_id for i in result.items] == ["seed", "hit"]
+    assert result.cut[0].note == "adaptive stop: score 0.1 below 0.5 × best 0.5"
