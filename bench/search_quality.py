@@ -84,7 +84,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--mode", action="append", choices=MODES, help="only these modes (repeatable)")
     parser.add_argument("--prompts", action="store_true", help="one line per prompt")
     parser.add_argument(
-        "--commits", action="store_true", help="the bug-fix commit sets (sets/commits) instead of the corpus sets"
+        "--commits",
+        action="store_true",
+        help="the bug-fix commit sets (sets/commits) instead of the corpus sets",
     )
     args = parser.parse_args(argv)
     modes = args.mode or list(MODES)

@@ -113,28 +113,28 @@ def _enclosing_functions(ordered: Sequence[CodeCandidate], policy: BudgetPolicy)
     """Candidate index → the index of the innermost later-ranked function or method that strictly
     encloses it and is at most `header_min_lines` long (a longer one, such as a factory wrapping a
     whole module, would spend the block on code the prompt did not ask for)."""
+    functions: dict[str, list[int]] = {}
+    for i, candidate in enumerate(ordered):
+        if candidate.chunk.kind in FUNCTION_KINDS:
+            functions.setdefault(candidate.chunk.path, []).append(i)
     found: dict[int, int] = {}
-    for i, inner in enumerate(ordered):
-        c = inner.chunk
-        if c.kind not in FUNCTION_KINDS:
-            continue
-        best: int | None = None
-        for k in range(i + 1, len(ordered)):
-            o = ordered[k].chunk
-            if (
-                o.kind in FUNCTION_KINDS
-                and o.path == c.path
-                and o.id != c.id
-                and _lines(o) <= policy.header_min_lines
-                and o.start_line <= c.start_line
-                and c.end_line <= o.end_line
-                and (o.start_line, o.end_line) != (c.start_line, c.end_line)
-                and (best is None or _lines(o) < _lines(ordered[best].chunk))
-            ):
-                best = k
-        if best is not None:
-            found[i] = best
+    for same_file in functions.values():
+        for n, i in enumerate(same_file):
+            inner = ordered[i].chunk
+            enclosing = [k for k in same_file[n + 1 :] if _encloses(ordered[k].chunk, inner, policy)]
+            if enclosing:
+                found[i] = min(enclosing, key=lambda k: _lines(ordered[k].chunk))
     return found
+
+
+def _encloses(outer: Chunk, inner: Chunk, policy: BudgetPolicy) -> bool:
+    return (
+        _lines(outer) <= policy.header_min_lines
+        and outer.id != inner.id
+        and outer.start_line <= inner.start_line
+        and inner.end_line <= outer.end_line
+        and (outer.start_line, outer.end_line) != (inner.start_line, inner.end_line)
+    )
 
 
 def _lines(chunk: Chunk) -> int:

@@ -103,7 +103,9 @@ def test_a_long_function_stays_whole_and_its_nested_closure_is_the_overlap():
 
 
 def test_a_short_enclosing_function_takes_the_place_of_its_closure_that_ranked_above_it():
-    body = "def ready():\n    started = check()\n    def run_hooks():\n        return 2\n    return run_hooks\n"
+    body = (
+        "def ready():\n    started = check()\n    def run_hooks():\n        return 2\n    return run_hooks\n"
+    )
     outer = _chunk("c-ready", 1, 5, "ready", body, ChunkKind.FUNCTION)
     inner = _chunk("c-hooks", 3, 4, "ready.run_hooks", "def run_hooks():\n    return 2\n", ChunkKind.FUNCTION)
     other = _fn("c-other", 20, "other")

@@ -23,6 +23,7 @@ from services.search.domain.ranking import (
     DOC_PENALTY,
     EXACT_NAME_BOOST,
     KEYWORD_WEIGHT,
+    STUB_DECLARATION_PENALTY,
     SUBJECT_SHARE,
     TEST_PENALTY,
     WANTED_BOOST,
@@ -113,6 +114,16 @@ def test_adjustments_prefer_implementation_exact_names_and_short_chunks() -> Non
     assert adjustment(test, QueryIntent.of("tests of parse_config")) > adjustment(
         impl, QueryIntent.of("tests")
     )
+
+
+def test_a_declaration_stub_ranks_below_the_code_that_does_the_work() -> None:
+    intent = QueryIntent.of("fix set Vary header in the compress middleware")
+    alias = chunk("HeaderRouter", "middleware/route_headers.go", kind=ChunkKind.TYPE, lines=1)
+    struct = chunk("Config", "middleware/compress.go", kind=ChunkKind.CLASS, lines=12)
+    method = chunk("WriteHeader", "middleware/compress.go", kind=ChunkKind.METHOD, lines=2)
+    assert adjustment(alias, intent) == pytest.approx(STUB_DECLARATION_PENALTY)
+    assert adjustment(struct, intent) == pytest.approx(1.2)  # a real declaration; its file stem is asked for
+    assert adjustment(method, intent) == pytest.approx(1.2)  # a short function is code, not a stub
 
 
 def test_test_words_ask_for_tests_unless_testing_is_the_repos_subject() -> None:
