@@ -176,7 +176,7 @@ class Pipeline:
         degraded = tuple(sorted(evidence.degraded | fetch_degraded))
         assembled = assemble_context(
             request.route,
-            to_code_candidates(fused, {**known, **fetched}),
+            to_code_candidates(fused, {**known, **fetched}, {h.chunk.id: h.score for h in evidence.search}),
             budget_tokens=request.budget,
             facts=[evidence.graph.facts] if evidence.graph else [],
             memories=evidence.memories,

@@ -141,6 +141,7 @@ class AdaptiveStop:
     min_items: int
     terms: frozenset[str]
     covered: set[str]
+    min_strength: float = 0.0
     placed: int = 0
     best_of_source: dict[str, float] = field(default_factory=dict)
 
@@ -150,7 +151,7 @@ class AdaptiveStop:
     ) -> AdaptiveStop:
         ratio = dict(policy.stop_ratio).get(route, 0.0)
         # `best` is the score of the first candidate placed (see `took`), not of one cut or replaced.
-        return cls(ratio, 0.0, policy.stop_min_items, terms, set())
+        return cls(ratio, 0.0, policy.stop_min_items, terms, set(), policy.stop_search_strength)
 
     def weak(self, candidate: CodeCandidate, shown: int) -> str:
         """Why the candidate is left out ("" when it goes in)."""
@@ -158,13 +159,18 @@ class AdaptiveStop:
         best = self.best_of_source.get(reason, 0.0) if reason in _OWN_SCALE else self.best
         if reason in _OWN_SCALE:  # a weak tail of search hits or neighbours after a strong first block
             best = max(best, self.ratio * self.best)
-        if self.ratio <= 0 or best <= 0 or shown < self.min_items:
+        if shown < self.min_items:
+            return ""
+        new_term = bool((name_terms(candidate.chunk) & self.terms) - self.covered)
+        if candidate.strength < self.min_strength and not new_term:
+            return f"adaptive stop: search score {candidate.strength:.2g} of the top hit's"
+        if self.ratio <= 0 or best <= 0:
             return ""
         floor = self.ratio * best
         score = _score(candidate)
         if score >= floor:
             return ""
-        if score >= floor / 2 and (name_terms(candidate.chunk) & self.terms) - self.covered:
+        if score >= floor / 2 and new_term:
             return ""
         return f"adaptive stop: score {score:.3g} below {self.ratio:g} × best {best:.3g}"
 

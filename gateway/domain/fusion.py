@@ -215,17 +215,25 @@ def missing_content_ids(fused: Sequence[FusedCandidate], limit: int | None = Non
 
 
 def to_code_candidates(
-    fused: Sequence[FusedCandidate], chunks_by_id: Mapping[str, Chunk] | None = None
+    fused: Sequence[FusedCandidate],
+    chunks_by_id: Mapping[str, Chunk] | None = None,
+    search_scores: Mapping[str, float] | None = None,
 ) -> list[CodeCandidate]:
-    """Assembly input, in fused order; candidates whose text is unknown are left out."""
+    """Assembly input, in fused order; candidates whose text is unknown are left out. A candidate
+    placed for search carries its search score over the top hit's (`search_scores`: chunk id → score)."""
     chunks_by_id = chunks_by_id or {}
+    search_scores = search_scores or {}
+    top = max(search_scores.values(), default=0.0)
     out: list[CodeCandidate] = []
     for candidate in fused:
         chunk = chunks_by_id.get(candidate.id)
         if chunk is None and candidate.has_content and isinstance(candidate.ref, Chunk):
             chunk = candidate.ref
         if chunk is not None and chunk.content:
-            out.append(CodeCandidate(chunk, round(candidate.score, 6), candidate.reason))
+            strength = 1.0
+            if candidate.reason == CandidateReason.SEARCH and top > 0 and candidate.id in search_scores:
+                strength = round(search_scores[candidate.id] / top, 4)
+            out.append(CodeCandidate(chunk, round(candidate.score, 6), candidate.reason, strength))
     return out
 
 
