@@ -238,3 +238,24 @@ def test_the_first_neighbour_of_its_kind_still_needs_ratio_times_the_first_block
     result = assemble_context("bug", [seed, hit, test_caller], budget_tokens=2_000, policy=policy)
     assert [i.chunk_id for i in result.items] == ["seed", "hit"]
     assert result.cut[0].note == "adaptive stop: score 0.1 below 0.5 × best 0.5"
+
+
+def test_a_search_hit_far_below_the_top_search_score_is_left_out_unless_it_names_a_new_term():
+    strong = [
+        CodeCandidate(_fn("a", 1, "parse_config"), 1.0),
+        CodeCandidate(_fn("b", 10, "load_config"), 0.9),
+    ]
+    faint = CodeCandidate(_fn("c", 20, "walk_tree"), 0.85, strength=0.1)  # close in rank, far in score
+    named = CodeCandidate(_fn("d", 30, "render_page"), 0.8, strength=0.1)
+    seed = CodeCandidate(_fn("e", 40, "merge_maps"), 0.8, "seed")  # not a search hit: strength 1.0
+    policy = BudgetPolicy(stop_ratio=(("bug", 0.5),), stop_min_items=2, stop_search_strength=0.2)
+    result = assemble_context(
+        "bug", [*strong, faint, named, seed], budget_tokens=2_000, policy=policy, query="config page render"
+    )
+    assert [i.chunk_id for i in result.items] == ["a", "b", "e", "d"]  # on equal scores a seed first
+    assert {c.chunk_id: c.note for c in result.cut} == {
+        "c": "adaptive stop: search score 0.1 of the top hit's"
+    }
+    # the first blocks always go in, however faint
+    first = assemble_context("bug", [faint, named], budget_tokens=2_000, policy=policy)
+    assert [i.chunk_id for i in first.items] == ["c", "d"]

@@ -160,6 +160,17 @@ def test_symbols_and_content_less_chunks_need_fetching_and_the_text_wins_when_me
     assert merged[0].has_content
 
 
+def test_a_search_candidate_carries_its_search_score_over_the_top_hits():
+    fused = fuse_candidates(
+        "bug", search=[chunk("top"), chunk("weak")], callers=[Neighbour(chunk("caller", "src/c.py"))]
+    )
+    candidates = to_code_candidates(fused, search_scores={"top": 2.0, "weak": 0.3, "caller": 0.1})
+    strength = {c.chunk.id: c.strength for c in candidates}
+    # a graph neighbour is not measured by search's scores, even when search found it too
+    assert strength == {"top": 1.0, "weak": 0.15, "caller": 1.0}
+    assert {c.strength for c in to_code_candidates(fused)} == {1.0}  # no search scores: nothing to say
+
+
 def test_limit_keeps_the_best():
     fused = fuse_candidates("lookup", search=[chunk(f"c{i}") for i in range(50)], limit=5)
     assert [c.id for c in fused] == ["c0", "c1", "c2", "c3", "c4"]
