@@ -49,6 +49,14 @@ def test_identifiers_match_their_spoken_words_and_their_written_forms() -> None:
     assert {"parser", "parse"} <= set(words("Parser::parse"))
     assert query_words("how does the parser validate user input?") == ["parser", "validate", "user", "input"]
     assert query_words("the") == ["the"]  # only stop words: keep them rather than search nothing
+    # "fix" is the request; the identifier that holds it is still searched whole and by its other parts
+    assert query_words("Fixed crash in fix_imports when the path is empty") == [
+        "crash",
+        "fiximports",
+        "imports",
+        "path",
+        "empty",
+    ]
 
 
 @given(st.text(max_size=200))
