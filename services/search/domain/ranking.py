@@ -53,6 +53,14 @@ STUB_DECLARATION_PENALTY = 0.6
 STUB_DECLARATION_KINDS = frozenset({ChunkKind.CLASS, ChunkKind.INTERFACE, ChunkKind.TYPE, ChunkKind.ENUM})
 LONG_CHUNK_LINES = 300
 LONG_CHUNK_FLOOR = 0.6
+# File-level aggregation: a hit in a file where other top hits are scores up by `FILE_CONTEXT_BOOST` ×
+# (their summed scores over the best hit's, at most 1), counted over the best `FILE_CONTEXT_DEPTH`
+# candidates. Answers cluster in files (a fix touches two functions of one module; a flow question's steps
+# sit together), and a lone hit in a file nothing else matched is more often a stray word match. Measured
+# in process (bench.search_quality, 8 corpus sets + 7 bug-fix commit sets): hybrid sym NDCG@10 +0.007 /
+# +0.018 mean; flat from 0.2 to 0.7 and over depths 10–32 (bench/README).
+FILE_CONTEXT_BOOST = 0.4
+FILE_CONTEXT_DEPTH = 20
 EXACT_NAME_BOOST = 2.0
 FEEDBACK_STEP = 0.1
 FEEDBACK_MIN = 0.5
@@ -238,5 +246,31 @@ def rank(
             adjustment=factor,
         )
         hits.append(SearchHit(chunk=chunk, score=scores.fused * factor, signals=final))
+    hits = with_file_context(hits)
     hits.sort(key=lambda h: (-h.score, h.chunk.path, h.chunk.start_line, h.chunk.id))
     return hits[:limit]
+
+
+def with_file_context(
+    hits: Sequence[SearchHit], boost: float = FILE_CONTEXT_BOOST, depth: int = FILE_CONTEXT_DEPTH
+) -> list[SearchHit]:
+    """Each hit scored up by the other leading hits in its file (see FILE_CONTEXT_BOOST); the factor is
+    folded into the hit's recorded adjustment, so `score == fused × adjustment` still holds."""
+    leading = sorted(hits, key=lambda h: (-h.score, h.chunk.path, h.chunk.start_line, h.chunk.id))[:depth]
+    top = leading[0].score if leading else 0.0
+    if top <= 0:
+        return list(hits)
+    per_file: dict[str, float] = {}
+    for h in leading:
+        per_file[h.chunk.path] = per_file.get(h.chunk.path, 0.0) + h.score
+    lead_ids = {h.chunk.id for h in leading}
+    out = []
+    for h in hits:
+        others = per_file.get(h.chunk.path, 0.0) - (h.score if h.chunk.id in lead_ids else 0.0)
+        factor = 1.0 + boost * min(1.0, max(0.0, others) / top)
+        if factor == 1.0:
+            out.append(h)
+            continue
+        signals = replace(h.signals, adjustment=h.signals.adjustment * factor)
+        out.append(replace(h, score=h.score * factor, signals=signals))
+    return out

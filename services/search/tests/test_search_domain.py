@@ -22,6 +22,7 @@ from services.search.domain.model import (
 from services.search.domain.ranking import (
     DOC_PENALTY,
     EXACT_NAME_BOOST,
+    FILE_CONTEXT_BOOST,
     KEYWORD_WEIGHT,
     STUB_DECLARATION_PENALTY,
     SUBJECT_SHARE,
@@ -166,6 +167,23 @@ def test_rank_drops_missing_chunks_orders_by_score_and_records_the_adjustment() 
     assert [h.chunk.name for h in hits] == ["alpha", "beta"]
     assert hits[1].signals.adjustment == TEST_PENALTY
     assert hits[0].score == pytest.approx(hits[0].signals.fused * hits[0].signals.adjustment)
+
+
+def test_a_hit_among_other_leading_hits_of_its_file_outranks_a_lone_hit_of_equal_score() -> None:
+    helper = chunk("decode_param", "lib/router/layer.js")
+    handler = chunk("handle_request", "lib/router/layer.js", ordinal=1)
+    stray = chunk("decode", "lib/utils.js")
+    signals = fuse([ScoredId(stray.id, 3.0), ScoredId(helper.id, 3.0), ScoredId(handler.id, 1.5)], [])
+    chunks = {c.id: c for c in (helper, handler, stray)}
+    hits = rank(signals, chunks, QueryIntent.of("bad percent sequence"), limit=10)
+    assert [h.chunk.id for h in hits] == [helper.id, stray.id, handler.id]
+    by_id = {h.chunk.id: h for h in hits}
+    # the helper's file holds the handler (half the top score), the handler's the helper (all of it)
+    assert by_id[helper.id].signals.adjustment == pytest.approx(1 + FILE_CONTEXT_BOOST * 0.5)
+    assert by_id[handler.id].signals.adjustment == pytest.approx(1 + FILE_CONTEXT_BOOST * 1.0)
+    assert by_id[stray.id].signals.adjustment == 1.0
+    for h in hits:
+        assert h.score == pytest.approx(h.signals.fused * h.signals.adjustment)
 
 
 def test_filters_reference_semantics() -> None:
