@@ -67,6 +67,15 @@ def test_a_large_class_is_shown_as_its_header_followed_by_its_relevant_method():
     assert "def op3(self, key):\n    return 3" in result.text
 
 
+def test_a_weaker_member_of_a_class_shown_as_its_header_keeps_its_own_rank():
+    klass = _store_class()
+    member = _chunk("c-op3", 17, 19, "Store.op3", "def op3(self, key):\n    return 3\n", ChunkKind.METHOD)
+    other = _chunk("c-load", 200, 201, "load", "def load():\n    return 1\n", ChunkKind.FUNCTION)
+    ranked = [CodeCandidate(klass, 2.0), CodeCandidate(other, 1.5), CodeCandidate(member, 1.0)]
+    result = assemble_context("lookup", ranked, budget_tokens=2_000, policy=NO_STOP)
+    assert [i.chunk_id for i in result.items] == ["c-class", "c-load", "c-op3"]
+
+
 def test_a_small_class_is_still_shown_whole():
     klass = _store_class(methods=2)
     result = assemble_context("lookup", [CodeCandidate(klass, 2.0)], budget_tokens=2_000, policy=NO_STOP)
