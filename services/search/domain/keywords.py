@@ -32,7 +32,7 @@ STOPWORDS = frozenset(
 # fmt: on
 # The request, not its subject: "fix the login redirect", a commit's "Fix crash when…". In code the word
 # is mostly in FIXME notes and fix-history comments, which it then matched. Left out of keyword queries
-# only (bug-fix commit sets, in process: hybrid sym NDCG@10 +0.010, corpus sets unchanged; bench/README).
+# only (bug-fix commit sets, in process: hybrid sym NDCG@10 +0.010, corpus sets unchanged; services/search/README).
 REQUEST_WORDS = frozenset({"fix", "fixed", "fixes", "fixing"})
 
 _TEST_WORDS = frozenset(

@@ -47,7 +47,7 @@ DECLARATION_SUFFIXES = (".d.ts", ".d.mts", ".d.cts", ".pyi")
 # name, which both signals then match: the name words in keyword's heaviest field, and an embedding of a
 # view that is mostly that name. Measured in process on the 8 corpus sets and 7 bug-fix commit sets
 # (bench.search_quality): hybrid sym NDCG@10 +0.004 / +0.003 mean, no set lower, flat over 5–10 lines
-# and ×0.5–0.7 (bench/README).
+# and ×0.5–0.7 (services/search/README).
 STUB_DECLARATION_LINES = 5
 STUB_DECLARATION_PENALTY = 0.6
 STUB_DECLARATION_KINDS = frozenset({ChunkKind.CLASS, ChunkKind.INTERFACE, ChunkKind.TYPE, ChunkKind.ENUM})
@@ -58,7 +58,7 @@ LONG_CHUNK_FLOOR = 0.6
 # candidates. Answers cluster in files (a fix touches two functions of one module; a flow question's steps
 # sit together), and a lone hit in a file nothing else matched is more often a stray word match. Measured
 # in process (bench.search_quality, 8 corpus sets + 7 bug-fix commit sets): hybrid sym NDCG@10 +0.007 /
-# +0.018 mean; flat from 0.2 to 0.7 and over depths 10–32 (bench/README).
+# +0.018 mean; flat from 0.2 to 0.7 and over depths 10–32 (services/search/README).
 FILE_CONTEXT_BOOST = 0.4
 FILE_CONTEXT_DEPTH = 20
 EXACT_NAME_BOOST = 2.0
