@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from gateway.domain.code_render import render_code, trim_code
-from gateway.domain.code_select import Replaced, class_header_mapped, select_granular
+from gateway.domain.code_select import Replaced, Selected, class_header_mapped, select_granular
 from gateway.domain.context_types import (
     MAX_CHARS_PER_TOKEN,
     REASON_ORDER,
@@ -51,7 +51,8 @@ def add_code(
     block_caps: tuple[int, int] = (0, 0),
 ) -> list[ContextItem]:
     """Place the candidates (granular selection first), cutting duplicates, overlaps, what does not fit,
-    and — the adaptive stop — candidates much weaker than the best one that add no prompt term.
+    and — the adaptive stop — candidates much weaker than the best one, or search hits far below the top
+    search score, that add no prompt term.
     `block_caps` (tokens, 0: none) are the most the first block or a seed, and any other block, may take
     (see `_place`)."""
     cut: list[ContextItem] = []
@@ -65,8 +66,10 @@ def add_code(
         chunk = candidate.chunk
         path = relative_path(chunk.path, repo_root)
         if isinstance(selected, Replaced):
-            cut.append(code_item(candidate, 0, selected.why, path))
-            continue
+            if not (selected.unless_missing and not _inside(shown.get(path, ()), chunk)):
+                cut.append(code_item(candidate, 0, selected.why, path))
+                continue
+            selected = Selected(candidate)  # its enclosing function was cut or trimmed before it
         if chunk.id and chunk.id in seen_ids:
             cut.append(code_item(candidate, 0, "duplicate", path))
             continue
@@ -134,7 +137,10 @@ class AdaptiveStop:
     read as "much weaker" too (mobx-lookup-03, mobx-flow-05: the answer was search's second hit). Neither
     is measured against less than `ratio` × the first block, so the first neighbour of its kind is no
     free pass: a test file calling the seed (its score ×0.3 as test code) no longer follows the answer
-    (fastify-commit-02; 4 % fewer tokens on the fastify commit set, the same NDCG everywhere)."""
+    (fastify-commit-02; 4 % fewer tokens on the fastify commit set, the same NDCG everywhere).
+
+    A search hit also ends it when its own search score is below `min_strength` of the top search hit's
+    (`CodeCandidate.strength`): reciprocal ranks hide how far below the top a hit scored."""
 
     ratio: float
     best: float
@@ -263,6 +269,11 @@ def _place(
     block, tokens, last_line = trimmed
     note = f"trimmed: lines {chunk.start_line}-{last_line} shown"
     return block, tokens, note, max(chunk.start_line, last_line)
+
+
+def _inside(ranges: Sequence[tuple[int, int, str]], chunk: Chunk) -> bool:
+    """Whether a block already shown holds all of the chunk's lines."""
+    return any(start <= chunk.start_line and chunk.end_line <= end for start, end, _ in ranges)
 
 
 def _overlap(ranges: Sequence[tuple[int, int, str]], start: int, end: int, header: bool = False) -> str:

@@ -1,4 +1,5 @@
-"""Granular selection: what of a relevant class (or long enclosing definition) goes into the block.
+"""Granular selection: what of a relevant class, long residue chunk or enclosing function goes into the
+block.
 
 A class longer than `BudgetPolicy.header_min_lines` is shown as a compact header — its signature,
 its fields and the list of its members, one line each — so a whole large class never pushes out the very
@@ -24,6 +25,9 @@ from gateway.domain.doc_trim import comment_spans
 from kit.domain import Chunk, ChunkKind
 
 CLASS_KINDS = frozenset({ChunkKind.CLASS, ChunkKind.INTERFACE, ChunkKind.ENUM, ChunkKind.TYPE})
+# Definitions whose closures they enclose (a short one takes the place of a closure ranked above it).
+FUNCTION_KINDS = frozenset({ChunkKind.FUNCTION, ChunkKind.METHOD})
+ENCLOSED = "shown inside its enclosing function"
 # Chunks that are a file's residue rather than one definition: they give way to what they contain.
 RESIDUE_KINDS = frozenset({ChunkKind.MODULE, ChunkKind.FILE})
 # A member line longer than this is cut (a one-line signature, not a body).
@@ -47,6 +51,9 @@ class Replaced:
 
     candidate: CodeCandidate
     why: str = "replaced by the more specific chunks inside it"
+    # A closure stood in for by its enclosing function: it is placed after all when that function was
+    # cut, or trimmed before the closure's lines.
+    unless_missing: bool = False
 
 
 def select_granular(ordered: Sequence[CodeCandidate], policy: BudgetPolicy) -> list[Selected | Replaced]:
@@ -62,23 +69,22 @@ def select_granular(ordered: Sequence[CodeCandidate], policy: BudgetPolicy) -> l
             return
         outer = enclosing.get(j)
         if outer is not None and outer not in placed:
-            placed.add(outer)  # at the closure's rank, with its score: it stands in for the closure
-            out.append(Selected(replace(ordered[outer], score=max(ordered[outer].score, ordered[j].score))))
+            placed.add(outer)  # at the closure's rank: it stands in for the closure
+            out.append(Selected(_stand_in(ordered[outer], ordered[j])))
         if outer is not None:
             placed.add(j)
-            out.append(Replaced(ordered[j], "shown inside its enclosing function"))
+            out.append(Replaced(ordered[j], ENCLOSED, unless_missing=True))
             return
         placed.add(j)
         candidate = ordered[j]
         if _is_large_class(candidate.chunk, policy):
             out.append(Selected(candidate, header=True))
-        elif j in inner and candidate.chunk.kind in RESIDUE_KINDS:
+        elif j in inner:
             out.append(Replaced(candidate))
         else:
             out.append(Selected(candidate))
-        if candidate.chunk.kind in RESIDUE_KINDS:  # the more specific chunks take the residue's rank
-            for k in inner.get(j, ()):
-                place(k)
+        for k in inner.get(j, ()):  # the more specific chunks take the residue's rank
+            place(k)
 
     for i in range(len(ordered)):
         place(i)
@@ -86,14 +92,15 @@ def select_granular(ordered: Sequence[CodeCandidate], policy: BudgetPolicy) -> l
 
 
 def _contained(ordered: Sequence[CodeCandidate], policy: BudgetPolicy) -> dict[int, list[int]]:
-    """For each long candidate, the later-or-earlier candidates strictly inside its lines."""
+    """For each long residue candidate (module or file chunk), the later-or-earlier candidates strictly
+    inside its lines."""
     inner: dict[int, list[int]] = {}
     by_path: dict[str, list[int]] = {}
     for i, c in enumerate(ordered):
         by_path.setdefault(c.chunk.path, []).append(i)
     for i, outer in enumerate(ordered):
         o = outer.chunk
-        if o.end_line - o.start_line + 1 <= policy.header_min_lines:
+        if o.kind not in RESIDUE_KINDS or _lines(o) <= policy.header_min_lines:
             continue
         contained = [
             j
@@ -107,9 +114,6 @@ def _contained(ordered: Sequence[CodeCandidate], policy: BudgetPolicy) -> dict[i
         if contained:
             inner[i] = contained
     return inner
-
-
-FUNCTION_KINDS = frozenset({ChunkKind.FUNCTION, ChunkKind.METHOD})
 
 
 def _enclosing_functions(ordered: Sequence[CodeCandidate], policy: BudgetPolicy) -> dict[int, int]:
@@ -128,6 +132,15 @@ def _enclosing_functions(ordered: Sequence[CodeCandidate], policy: BudgetPolicy)
             if enclosing:
                 found[i] = min(enclosing, key=lambda k: _lines(ordered[k].chunk))
     return found
+
+
+def _stand_in(outer: CodeCandidate, closure: CodeCandidate) -> CodeCandidate:
+    """The enclosing function as it takes its closure's place: the stronger of the two's score, reason
+    and search strength, so the adaptive stop judges it as it would the closure."""
+    lead = closure if closure.score >= outer.score else outer
+    return replace(
+        outer, score=lead.score, reason=lead.reason, strength=max(outer.strength, closure.strength)
+    )
 
 
 def _encloses(outer: Chunk, inner: Chunk, policy: BudgetPolicy) -> bool:

@@ -133,20 +133,21 @@ class BudgetPolicy:
     # tokens (bench/results/2026-12-02).
     lead_block_max_share: float = 0.4
     block_max_share: float = 0.1
-    # A class longer than this many lines is shown as its header (signature, fields, members), and a
-    # longer module-level chunk gives way to the candidates inside it (code_select.py).
+    # A class longer than this many lines is shown as its header (signature, fields, members), a
+    # longer module-level chunk gives way to the candidates inside it, and a function at most this long
+    # takes the place of a closure of its that ranked above it (code_select.py).
     header_min_lines: int = 40
     # Doc comments longer than this many lines are cut to their first sentence (doc_trim.py).
     doc_max_lines: int = 4
     # Adaptive stop: once `stop_min_items` code blocks are in, a candidate scoring below
     # `stop_ratio[route]` × the best candidate's score ends the code section, unless it covers a prompt
-    # term that nothing shown covers yet. Routes not listed never stop early. Fusion scores are
+    # term that nothing shown covers yet (routes not listed have no such ratio). Fusion scores are
     # reciprocal-rank sums, so a ratio is close to a rank limit for one-source candidates (0.55 ≈ rank 10)
     # while a candidate several sources agree on stays in; the values were chosen on the express and
     # rxjs sets (bench/results), lookups cut hardest.
     stop_min_items: int = 2
-    # ...and a search hit scoring below this share of the top search hit's score (search's own scores,
-    # not ranks) is as weak, on every route, unless it names an uncovered prompt term. Measured on the
+    # ...and, on every route (0: never), a search hit scoring below this share of the top search hit's
+    # score (search's own scores, not ranks) unless it names an uncovered prompt term. Measured on the
     # bench's code prompts (8 corpus sets, 7 bug-fix commit sets, bench/README): 3 % of the search hits
     # injected below 0.2 of the top were a gold definition, against 24 % of all injected hits.
     stop_search_strength: float = 0.2

@@ -5,7 +5,7 @@ from gateway.domain.code_select import class_header
 from gateway.domain.doc_trim import trim_doc_comments
 from kit.domain import Chunk, ChunkKind
 
-NO_STOP = BudgetPolicy(stop_ratio=())
+NO_STOP = BudgetPolicy(stop_ratio=(), stop_search_strength=0.0)
 
 
 def _chunk(
@@ -125,6 +125,53 @@ def test_a_short_enclosing_function_takes_the_place_of_its_closure_that_ranked_a
     assert result.items[0].score == 3.0
     notes = {c.chunk_id: c.note for c in result.cut}
     assert notes == {"c-hooks": "shown inside its enclosing function"}
+
+
+def _ready(body_lines: int) -> tuple[Chunk, Chunk]:
+    body = "def ready():\n" + "".join(f"    step_{k}()\n" for k in range(body_lines))
+    body += "    def run_hooks():\n        return 2\n"
+    end = body_lines + 3
+    outer = _chunk("c-ready", 1, end, "ready", body, ChunkKind.FUNCTION)
+    inner = _chunk(
+        "c-hooks", end - 1, end, "ready.run_hooks", "def run_hooks():\n    return 2\n", ChunkKind.FUNCTION
+    )
+    return outer, inner
+
+
+def test_a_closure_is_placed_itself_when_its_enclosing_function_is_trimmed_before_it():
+    outer, inner = _ready(30)
+    lead = _fn("c-lead", 100, "lead")
+    ranked = [CodeCandidate(lead, 5.0), CodeCandidate(inner, 3.0), CodeCandidate(outer, 1.0)]
+    policy = BudgetPolicy(stop_ratio=(), stop_search_strength=0.0, block_max_share=0.05)
+    result = assemble_context("bug", ranked, budget_tokens=2_000, policy=policy)
+    shown = {i.chunk_id: i.note for i in result.items}
+    assert shown["c-ready"].startswith("trimmed")
+    assert "c-hooks" in shown and "def run_hooks" in result.text
+
+
+def test_a_closure_is_placed_itself_when_its_enclosing_function_is_cut():
+    outer, inner = _ready(30)
+    lead = _fn("c-lead", 100, "lead")
+    ranked = [CodeCandidate(lead, 5.0), CodeCandidate(inner, 3.0), CodeCandidate(outer, 1.0)]
+    policy = BudgetPolicy(stop_ratio=(), stop_search_strength=0.0, trim_top=1)
+    result = assemble_context("bug", ranked, budget_tokens=120, policy=policy)
+    assert [i.chunk_id for i in result.items] == ["c-lead", "c-hooks"]
+    assert {c.chunk_id for c in result.cut} >= {"c-ready"}
+
+
+def test_the_enclosing_function_is_judged_by_its_closures_strength_and_reason():
+    outer, inner = _ready(3)
+    first, second = _fn("a", 100, "first"), _fn("b", 110, "second")
+    ranked = [
+        CodeCandidate(first, 5.0),
+        CodeCandidate(second, 4.0),
+        CodeCandidate(inner, 3.0, "seed", strength=1.0),
+        CodeCandidate(outer, 1.0, strength=0.05),  # a faint search hit on its own
+    ]
+    policy = BudgetPolicy(stop_ratio=(("bug", 0.5),), stop_min_items=2, stop_search_strength=0.2)
+    result = assemble_context("bug", ranked, budget_tokens=2_000, policy=policy)
+    items = {i.chunk_id: i for i in result.items}
+    assert "c-ready" in items and items["c-ready"].reason == "seed"
 
 
 def test_a_long_enclosing_function_does_not_replace_its_closure():

@@ -135,6 +135,8 @@ def test_a_conventional_commit_header_is_a_label_not_a_call():
     assert extract_seeds("fix(router): handle a trailing slash in mounted routers") == ()
     assert extract_seeds("feat(api)!: drop parse_config()") == ("parse_config",)
     assert extract_seeds("why does fix(router) return None") == ("fix",)
+    # a call at the start of a line is still a call unless it is a commit type
+    assert extract_seeds("normalize(path): crashes on Windows drive letters") == ("normalize",)
 
 
 def test_continuation_stays_skipped_after_a_routed_prompt():

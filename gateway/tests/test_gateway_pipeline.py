@@ -295,3 +295,15 @@ def test_the_call_tree_is_expanded_around_the_implementation_not_a_bodiless_over
     assert expansion_seed([other, overload, impl]).id == "other"  # the first name the prompt gave
     elsewhere = sym("far", "mergeMap", 1, 300, "src/legacy.ts")  # same name in another file: not it
     assert expansion_seed([overload, elsewhere]).id == "decl"
+
+
+async def test_search_scores_reach_the_adaptive_stop() -> None:
+    world = shop()
+    fillers = [make_chunk(f"ledger_step_{k}", f"src/ledger_{k}.py", 1) for k in range(8)]
+    world.add(*fillers)
+    world.search_index["ledger"] = [c.id for c in fillers]  # fake search scores hit k as 1 / k
+    result = await build(service(FakeBackends(world)), "where is the ledger written")
+    notes = {c.chunk_id: c.note for c in result.cut}
+    shown = code_ids(result)
+    assert fillers[0].id in shown and fillers[4].id in shown  # 1/5 of the top's score: still in
+    assert notes[fillers[5].id] == "adaptive stop: search score 0.17 of the top hit's"

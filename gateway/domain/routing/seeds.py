@@ -28,7 +28,11 @@ _QUOTED = re.compile(r"`([^`\n]{1,80})`|\"([^\"\s]{2,60})\"|(?<![\w])'([^'\s]{2,
 _CALL_SHAPED = re.compile(r"\b([A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*)\((?:[^()\s]{0,30})?\)")
 # A commit message's conventional header, `fix(router):` or `feat(api)!:` at the start of a line: its
 # type and scope are a label, not a call of `fix` (the scope stays a search word).
-_COMMIT_HEADER = re.compile(r"^[ \t]*[A-Za-z]+\([\w$./ -]{1,40}\)!?:", re.MULTILINE)
+_COMMIT_HEADER = re.compile(
+    r"^[ \t]*(?:fix|feat|chore|docs|refactor|perf|test|tests|build|ci|style|revert|deps)"
+    r"\([\w$./ -]{1,40}\)!?:",
+    re.MULTILINE | re.IGNORECASE,
+)
 _NAME_SHAPE = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*$")
 # Identifier-shaped words of everyday tech English: they would only ever resolve to nothing.
 _NOT_SEEDS = words(

@@ -32,7 +32,8 @@ STOPWORDS = frozenset(
 # fmt: on
 # The request, not its subject: "fix the login redirect", a commit's "Fix crash when…". In code the word
 # is mostly in FIXME notes and fix-history comments, which it then matched. Left out of keyword queries
-# only (bug-fix commit sets, in process: hybrid sym NDCG@10 +0.010, corpus sets unchanged; services/search/README).
+# only, and kept when written as code (`fix`, fix()). Bug-fix commit sets, in process: hybrid sym
+# NDCG@10 +0.010, corpus sets unchanged (services/search/README).
 REQUEST_WORDS = frozenset({"fix", "fixed", "fixes", "fixing"})
 
 _TEST_WORDS = frozenset(
@@ -67,8 +68,20 @@ def query_words(query: str, limit: int = MAX_QUERY_WORDS) -> list[str]:
     for word in words(query):
         seen.setdefault(word, None)
     all_words = list(seen)
-    kept = [w for w in all_words if w not in STOPWORDS and w not in REQUEST_WORDS and len(w) > 1]
+    named = _written_as_code(query)
+    kept = [
+        w for w in all_words if w not in STOPWORDS and (w not in REQUEST_WORDS or w in named) and len(w) > 1
+    ]
     return (kept or all_words)[:limit]
+
+
+# Quoted code, or a name written as an empty call: `fix(scope): …` is a commit header, not a call.
+_AS_CODE = re.compile(r"`([^`\n]{1,80})`|\b([A-Za-z_$][\w$]*)\(\)")
+
+
+def _written_as_code(query: str) -> frozenset[str]:
+    """The words of the query's quoted code and of the names it writes as calls (`fix`, fix())."""
+    return frozenset(w for m in _AS_CODE.finditer(query) for w in words(m.group(1) or m.group(2)))
 
 
 def test_words(query: str) -> frozenset[str]:

@@ -14,6 +14,8 @@ from services.search.domain.keywords import chunk_fields, query_words, words
 from services.search.domain.model import (
     ScoredId,
     SearchFilters,
+    SearchHit,
+    SignalScores,
     SymbolMatch,
     TestFilter,
     path_dirs,
@@ -33,6 +35,7 @@ from services.search.domain.ranking import (
     feedback_factor,
     fuse,
     rank,
+    with_file_context,
 )
 from services.search.domain.symbols import (
     edit_distance,
@@ -50,6 +53,16 @@ def test_identifiers_match_their_spoken_words_and_their_written_forms() -> None:
     assert {"parser", "parse"} <= set(words("Parser::parse"))
     assert query_words("how does the parser validate user input?") == ["parser", "validate", "user", "input"]
     assert query_words("the") == ["the"]  # only stop words: keep them rather than search nothing
+    # asked about as code, it is a term
+    assert query_words("where is `fix` defined") == ["fix", "defined"]
+    assert query_words("who calls fix() twice") == ["calls", "fix", "twice"]
+    assert query_words("fix(forEach): unsubscribe after an error") == [
+        "foreach",
+        "each",
+        "unsubscribe",
+        "after",
+        "error",
+    ]
     # "fix" is the request; the identifier that holds it is still searched whole and by its other parts
     assert query_words("Fixed crash in fix_imports when the path is empty") == [
         "crash",
@@ -133,6 +146,9 @@ def test_a_declaration_stub_ranks_below_the_code_that_does_the_work() -> None:
     assert adjustment(alias, intent) == pytest.approx(STUB_DECLARATION_PENALTY)
     assert adjustment(struct, intent) == pytest.approx(1.2)  # a real declaration; its file stem is asked for
     assert adjustment(method, intent) == pytest.approx(1.2)  # a short function is code, not a stub
+    # asked for by name, a stub is the answer
+    asked = QueryIntent.of("where is HeaderRouter declared")
+    assert adjustment(alias, asked) == pytest.approx(EXACT_NAME_BOOST)
 
 
 def test_test_words_ask_for_tests_unless_testing_is_the_repos_subject() -> None:
@@ -184,6 +200,23 @@ def test_a_hit_among_other_leading_hits_of_its_file_outranks_a_lone_hit_of_equal
     assert by_id[stray.id].signals.adjustment == 1.0
     for h in hits:
         assert h.score == pytest.approx(h.signals.fused * h.signals.adjustment)
+
+
+def test_file_context_counts_only_the_leading_hits_and_survives_empty_or_zero_scores() -> None:
+    assert with_file_context([]) == []
+    a, b, c = chunk("a", "x.py"), chunk("b", "x.py", ordinal=1), chunk("c", "y.py")
+    zeros = [SearchHit(x, 0.0, SignalScores()) for x in (a, b)]
+    assert with_file_context(zeros) == zeros  # no best score to measure against: unchanged
+    hits = [
+        SearchHit(c, 3.0, SignalScores()),
+        SearchHit(a, 2.0, SignalScores()),
+        SearchHit(b, 1.5, SignalScores()),
+    ]
+    boosted = {h.chunk.id: h for h in with_file_context(hits, boost=0.4, depth=2)}
+    # only c and a lead: a's file holds no other leading hit, b (outside them) counts a's 2.0 of 3.0
+    assert boosted[c.id].score == 3.0 and boosted[a.id].score == 2.0
+    assert boosted[b.id].score == pytest.approx(1.5 * (1 + 0.4 * 2.0 / 3.0))
+    assert boosted[b.id].signals.adjustment == pytest.approx(1 + 0.4 * 2.0 / 3.0)
 
 
 def test_filters_reference_semantics() -> None:
