@@ -305,5 +305,5 @@ async def test_search_scores_reach_the_adaptive_stop() -> None:
     result = await build(service(FakeBackends(world)), "where is the ledger written")
     notes = {c.chunk_id: c.note for c in result.cut}
     shown = code_ids(result)
-    assert fillers[0].id in shown and fillers[4].id in shown  # 1/5 of the top's score: still in
-    assert notes[fillers[5].id] == "adaptive stop: search score 0.17 of the top hit's"
+    assert fillers[0].id in shown and fillers[5].id in shown  # 1/6 of the top's score: still in
+    assert notes[fillers[6].id] == "adaptive stop: search score 0.14 of the top hit's"
