@@ -52,6 +52,26 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+class FreePorts:
+    """Free loopback ports that stay distinct while this is open: each stays bound until `close`. One
+    `free_port()` per child could hand out the same port twice (the first socket is closed at once), and
+    the child that bound second failed to start ("cannot listen", seen in `bench hook` runs)."""
+
+    def __init__(self) -> None:
+        self._held: list[socket.socket] = []
+
+    def __call__(self) -> int:
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", 0))
+        self._held.append(sock)
+        return int(sock.getsockname()[1])
+
+    def close(self) -> None:
+        for sock in self._held:
+            sock.close()
+        self._held.clear()
+
+
 @dataclass
 class Child:
     name: str
@@ -193,7 +213,14 @@ class Supervisor:
         (self.data_dir / "logs").mkdir(mode=0o700, parents=True, exist_ok=True)
         self.token = self._local_token()
         service_token = load_or_create_token(self.data_dir)
-        port = (lambda offset: self.base_port + offset) if self.base_port else (lambda offset: free_port())
+        free = FreePorts()  # released once every child's ports are chosen, before any child starts
+        try:
+            self._plan_children(free, service_token)
+        finally:
+            free.close()
+
+    def _plan_children(self, free: FreePorts, service_token: str) -> None:
+        port = (lambda offset: self.base_port + offset) if self.base_port else (lambda offset: free())
         self.http_port = port(HTTP_OFFSET)
         addresses = {name: f"127.0.0.1:{port(offset)}" for name, _, offset in CHILDREN}
         base_env = {

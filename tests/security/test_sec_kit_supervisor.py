@@ -97,3 +97,23 @@ def test_a_crash_looping_child_has_its_last_error_printed(tmp_path: Path) -> Non
         loop.join(10)
     line = next(line for line in said if "last error" in line)
     assert "search exited" in line and "No module named services.no_such_module" in line
+
+
+def test_free_ports_are_distinct_while_held_and_free_again_once_released() -> None:
+    from cli.supervisor import FreePorts
+
+    free = FreePorts()
+    ports = [free() for _ in range(12)]  # as many as one suite asks for
+    assert len(set(ports)) == len(ports)
+    with socket.socket() as other, pytest.raises(OSError):
+        other.bind(("127.0.0.1", ports[0]))  # still held: nobody else gets it meanwhile
+    free.close()
+    with socket.socket() as other:
+        other.bind(("127.0.0.1", ports[0]))  # released before the children start
+
+
+def test_a_suite_on_free_ports_plans_every_child_on_a_distinct_port(tmp_path: Path) -> None:
+    supervisor = Supervisor(data_dir=tmp_path, base_port=0)
+    supervisor.prepare()
+    ports = [supervisor.http_port] + [p for c in supervisor.children for p in (c.grpc_port, c.metrics_port)]
+    assert len(set(ports)) == len(ports) == 11
