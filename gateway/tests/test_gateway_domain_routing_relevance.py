@@ -663,6 +663,7 @@ def test_training_on_the_users_words_and_switching_the_assistant_are_about_the_a
         "traduis en espagnol : « bonne nuit »",
         "put 'good morning' into simplified chinese",
         "I need the danish for 'file not found' on a sign",
+        "translate 'the server is down, we're rolling back the deployment' into Spanish",
     ],
 )
 def test_translation_asked_in_another_language_or_of_quoted_code_words_skips(prompt: str) -> None:

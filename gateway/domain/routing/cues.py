@@ -344,7 +344,8 @@ def _writes_about_code(
     return bool(_STRONG_CODE_WORDS.search(lowered[: first.start()]))
 
 
-_QUOTED = re.compile(r"(?<!\w)'[^']{2,}'(?!\w)|\"[^\"]{2,}\"|“[^”]{2,}”|‘[^’]{2,}’")
+# A single-quoted span may hold apostrophes between letters: 'the server is down, we're rolling back'.
+_QUOTED = re.compile(r"(?<!\w)'(?:[^']|(?<=\w)'(?=\w)){2,}'(?!\w)|\"[^\"]{2,}\"|“[^”]{2,}”|‘[^’]{2,}’")
 
 
 def unquoted(text: str) -> str:
