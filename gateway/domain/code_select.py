@@ -25,7 +25,7 @@ from gateway.domain.doc_trim import comment_spans
 from kit.domain import Chunk, ChunkKind
 
 CLASS_KINDS = frozenset({ChunkKind.CLASS, ChunkKind.INTERFACE, ChunkKind.ENUM, ChunkKind.TYPE})
-# Definitions whose closures they enclose (a short one takes the place of a closure ranked above it).
+# Definitions that enclose closures (a short one takes the place of what it encloses when that ranked above it).
 FUNCTION_KINDS = frozenset({ChunkKind.FUNCTION, ChunkKind.METHOD})
 ENCLOSED = "shown inside its enclosing function"
 # Chunks that are a file's residue rather than one definition: they give way to what they contain.
@@ -118,17 +118,22 @@ def _contained(ordered: Sequence[CodeCandidate], policy: BudgetPolicy) -> dict[i
 
 def _enclosing_functions(ordered: Sequence[CodeCandidate], policy: BudgetPolicy) -> dict[int, int]:
     """Candidate index → the index of the innermost later-ranked function or method that strictly
-    encloses it and is at most `header_min_lines` long (a longer one, such as a factory wrapping a
-    whole module, would spend the block on code the prompt did not ask for)."""
-    functions: dict[str, list[int]] = {}
+    encloses it (a closure, or a type or class declared in its body) and is at most `header_min_lines`
+    long (a longer one, such as a factory wrapping a whole module, would spend the block on code the
+    prompt did not ask for)."""
+    by_path: dict[str, list[int]] = {}
     for i, candidate in enumerate(ordered):
-        if candidate.chunk.kind in FUNCTION_KINDS:
-            functions.setdefault(candidate.chunk.path, []).append(i)
+        if candidate.chunk.kind not in RESIDUE_KINDS:
+            by_path.setdefault(candidate.chunk.path, []).append(i)
     found: dict[int, int] = {}
-    for same_file in functions.values():
+    for same_file in by_path.values():
         for n, i in enumerate(same_file):
             inner = ordered[i].chunk
-            enclosing = [k for k in same_file[n + 1 :] if _encloses(ordered[k].chunk, inner, policy)]
+            enclosing = [
+                k
+                for k in same_file[n + 1 :]
+                if ordered[k].chunk.kind in FUNCTION_KINDS and _encloses(ordered[k].chunk, inner, policy)
+            ]
             if enclosing:
                 found[i] = min(enclosing, key=lambda k: _lines(ordered[k].chunk))
     return found

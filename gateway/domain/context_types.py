@@ -135,7 +135,7 @@ class BudgetPolicy:
     block_max_share: float = 0.1
     # A class longer than this many lines is shown as its header (signature, fields, members), a
     # longer module-level chunk gives way to the candidates inside it, and a function at most this long
-    # takes the place of a closure of its that ranked above it (code_select.py).
+    # takes the place of a closure (or a type declared in it) that ranked above it (code_select.py).
     header_min_lines: int = 40
     # Doc comments longer than this many lines are cut to their first sentence (doc_trim.py).
     doc_max_lines: int = 4

@@ -174,6 +174,19 @@ def test_the_enclosing_function_is_judged_by_its_closures_strength_and_reason():
     assert "c-ready" in items and items["c-ready"].reason == "seed"
 
 
+def test_a_type_declared_inside_a_short_function_gives_way_to_the_function():
+    body = "function runner(value) {\n  type Old = number\n  return value as Old\n}\n"
+    outer = _chunk("c-runner", 1, 4, "runner", body, ChunkKind.FUNCTION, language="typescript")
+    alias = _chunk(
+        "c-old", 2, 2, "runner.Old", "  type Old = number\n", ChunkKind.TYPE, language="typescript"
+    )
+    result = assemble_context(
+        "lookup", [CodeCandidate(alias, 2.0), CodeCandidate(outer, 1.0)], budget_tokens=2_000, policy=NO_STOP
+    )
+    assert [i.chunk_id for i in result.items] == ["c-runner"]  # not the one-line fragment, then an overlap
+    assert {c.chunk_id: c.note for c in result.cut} == {"c-old": "shown inside its enclosing function"}
+
+
 def test_a_long_enclosing_function_does_not_replace_its_closure():
     body = "def build():\n" + "    x = 1\n" * 60 + "    def route():\n        return 2\n"
     outer = _chunk("c-build", 1, 63, "build", body, ChunkKind.FUNCTION)
