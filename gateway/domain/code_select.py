@@ -25,7 +25,7 @@ from gateway.domain.doc_trim import comment_spans
 from kit.domain import Chunk, ChunkKind
 
 CLASS_KINDS = frozenset({ChunkKind.CLASS, ChunkKind.INTERFACE, ChunkKind.ENUM, ChunkKind.TYPE})
-# Definitions that enclose closures (a short one takes the place of what it encloses when that ranked above it).
+# Definitions that enclose closures: a short one takes the place of what it encloses that ranked above it.
 FUNCTION_KINDS = frozenset({ChunkKind.FUNCTION, ChunkKind.METHOD})
 ENCLOSED = "shown inside its enclosing function"
 # Chunks that are a file's residue rather than one definition: they give way to what they contain.
