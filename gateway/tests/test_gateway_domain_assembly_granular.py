@@ -1,6 +1,6 @@
 """Granular code selection, doc trimming and the adaptive stop of context assembly."""
 
-from gateway.domain.assembly import BudgetPolicy, CodeCandidate, assemble_context
+from gateway.domain.assembly import AssembledContext, BudgetPolicy, CodeCandidate, assemble_context
 from gateway.domain.code_select import class_header
 from gateway.domain.doc_trim import trim_doc_comments
 from kit.domain import Chunk, ChunkKind
@@ -138,23 +138,27 @@ def _ready(body_lines: int) -> tuple[Chunk, Chunk]:
     return outer, inner
 
 
-def test_a_closure_is_placed_itself_when_its_enclosing_function_is_trimmed_before_it():
+def _lead_closure_and_its_30_line_function(budget: int, **limits: float) -> AssembledContext:
+    """A lead block, then a closure ranked above the 33-line function that encloses it."""
     outer, inner = _ready(30)
-    lead = _fn("c-lead", 100, "lead")
-    ranked = [CodeCandidate(lead, 5.0), CodeCandidate(inner, 3.0), CodeCandidate(outer, 1.0)]
-    policy = BudgetPolicy(stop_ratio=(), stop_search_strength=0.0, block_max_share=0.05)
-    result = assemble_context("bug", ranked, budget_tokens=2_000, policy=policy)
+    ranked = [
+        CodeCandidate(_fn("c-lead", 100, "lead"), 5.0),
+        CodeCandidate(inner, 3.0),
+        CodeCandidate(outer, 1.0),
+    ]
+    policy = BudgetPolicy(stop_ratio=(), stop_search_strength=0.0, **limits)  # type: ignore[arg-type]
+    return assemble_context("bug", ranked, budget_tokens=budget, policy=policy)
+
+
+def test_a_closure_is_placed_itself_when_its_enclosing_function_is_trimmed_before_it():
+    result = _lead_closure_and_its_30_line_function(2_000, block_max_share=0.05)
     shown = {i.chunk_id: i.note for i in result.items}
     assert shown["c-ready"].startswith("trimmed")
     assert "c-hooks" in shown and "def run_hooks" in result.text
 
 
 def test_a_closure_is_placed_itself_when_its_enclosing_function_is_cut():
-    outer, inner = _ready(30)
-    lead = _fn("c-lead", 100, "lead")
-    ranked = [CodeCandidate(lead, 5.0), CodeCandidate(inner, 3.0), CodeCandidate(outer, 1.0)]
-    policy = BudgetPolicy(stop_ratio=(), stop_search_strength=0.0, trim_top=1)
-    result = assemble_context("bug", ranked, budget_tokens=120, policy=policy)
+    result = _lead_closure_and_its_30_line_function(120, trim_top=1)
     assert [i.chunk_id for i in result.items] == ["c-lead", "c-hooks"]
     assert {c.chunk_id for c in result.cut} >= {"c-ready"}
 
