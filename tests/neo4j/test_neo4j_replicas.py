@@ -103,6 +103,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict]:
             root / "gateway2",
             {
                 "REPORECALL_HTTP_PORT": str(http_port),
+                # The load below is ~200 hooks/s from one token; this test is about failover, not rate limits.
+                "REPORECALL_RATE_LIMIT_PER_SECOND": "0",
                 "REPORECALL_LOCAL_TOKEN": suite.token,
                 "REPORECALL_INDEXER_ADDR": children["indexer"]["address"],
                 "REPORECALL_SEARCH_ADDR": children["search"]["address"],
