@@ -35,7 +35,7 @@ from gateway.domain.fusion import (
     to_code_candidates,
 )
 from gateway.domain.routing import Route, RouteName
-from gateway.domain.routing.relevance import EVIDENCE_HITS, GateVerdict, gate
+from gateway.domain.routing.relevance import EVIDENCE_HITS, GateVerdict, gate, with_model_cue
 from gateway.domain.routing.seeds import lookup_limit, specific_definitions
 from gateway.ports import (
     Backends,
@@ -44,6 +44,7 @@ from gateway.ports import (
     Rejected,
     RepoInfo,
     SearchHit,
+    SearchResults,
     Unavailable,
 )
 from kit.domain import Chunk, Symbol
@@ -116,6 +117,7 @@ class Evidence:
     memories: tuple[MemoryItem, ...] = ()
     communities: Communities | None = None
     degraded: frozenset[str] = frozenset()
+    off_topic: float | None = None  # search's reading of the prompt: how likely it is not about code
 
 
 @dataclass(frozen=True)
@@ -216,7 +218,8 @@ class Pipeline:
         )
         found, communities_degraded = communities
         return Evidence(
-            search=search[0],
+            search=tuple(search[0].hits) if search[0] else (),
+            off_topic=search[0].off_topic if search[0] else None,
             seeds=named[0],
             graph=named[1],
             memories=memories[0],
@@ -224,12 +227,11 @@ class Pipeline:
             degraded=search[1] | named[2] | memories[1] | communities_degraded,
         )
 
-    async def search(self, request: Request) -> tuple[tuple[SearchHit, ...], frozenset[str]]:
+    async def search(self, request: Request) -> tuple[SearchResults | None, frozenset[str]]:
         repo, limit = request.repo.name, self.policy.search_limit
-        hits, degraded = await self.attempt(
+        return await self.attempt(
             "search", self.backends.search.search(repo, request.text, limit, self.deadline)
         )
-        return tuple(hits or ()), degraded
 
     async def resolve_seeds(
         self, repo: RepoInfo, names: Sequence[str]
@@ -293,7 +295,8 @@ class Pipeline:
         An empty search is evidence only when the cached index status (`staleness`, no extra call)
         shows a finished index: a repo still indexing its first commit, or of unknown status, finds
         nothing for every prompt."""
-        if not request.route.off_topic:
+        route = with_model_cue(request.route, request.text, evidence.off_topic)
+        if not route.off_topic:
             return None
         hits = evidence.search[:EVIDENCE_HITS]
         named = [h for h in hits if not h.chunk.is_test]  # a test's names and strings are fixture data
@@ -305,7 +308,7 @@ class Pipeline:
         memories = [f"{m.name}\n{m.body}" for m in evidence.memories if m.memory_class != WORKING]
         similar = [h.vector_score for h in named if h.vector_rank]  # none while vectors are backfilling
         texts = [h.chunk.content for h in named]
-        return gate(request.route, request.text, names, searched, texts, memories, similar)
+        return gate(route, request.text, names, searched, texts, memories, similar)
 
     # -- step 2: expand the call graph ---------------------------------------------------------------
 

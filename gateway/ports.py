@@ -58,6 +58,14 @@ class SearchHit:
 
 
 @dataclass(frozen=True)
+class SearchResults:
+    hits: list[SearchHit]
+    # How likely the prompt is not about a codebase at all (0..1, the search service's model over its
+    # query vector); None when it has none for its embedder or computed no vector.
+    off_topic: float | None = None
+
+
+@dataclass(frozen=True)
 class CallEdge:
     caller_id: str
     callee_id: str
@@ -141,7 +149,7 @@ class NewMemory:
 
 
 class SearchBackend(Protocol):
-    async def search(self, repo: str, query: str, limit: int, timeout: float) -> list[SearchHit]: ...
+    async def search(self, repo: str, query: str, limit: int, timeout: float) -> SearchResults: ...
 
     async def find_symbols(self, repo: str, name: str, limit: int, timeout: float) -> list[Chunk]:
         """Exact-name definitions of `name`."""

@@ -41,6 +41,7 @@ from gateway.ports import (
     RepoInfo,
     RepoProfile,
     SearchHit,
+    SearchResults,
 )
 from kit.convert import chunk_from_pb, import_from_pb, symbol_from_pb
 from kit.domain import Chunk, Import
@@ -59,10 +60,10 @@ def _ref(symbol: str) -> graph_pb2.SymbolRef:
 
 
 class GrpcSearch(ServiceClient):
-    async def search(self, repo: str, query: str, limit: int, timeout: float) -> list[SearchHit]:
+    async def search(self, repo: str, query: str, limit: int, timeout: float) -> SearchResults:
         request = search_pb2.SearchRequest(query=query, repo=repo, limit=limit)
         reply = await self.call("Search", request, timeout)
-        return [
+        hits = [
             SearchHit(
                 chunk_from_pb(hit.chunk),
                 hit.score,
@@ -74,6 +75,7 @@ class GrpcSearch(ServiceClient):
             )
             for hit in reply.hits
         ]
+        return SearchResults(hits, reply.off_topic if reply.HasField("off_topic") else None)
 
     async def find_symbols(self, repo: str, name: str, limit: int, timeout: float) -> list[Chunk]:
         request = search_pb2.FindSymbolsRequest(

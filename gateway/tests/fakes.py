@@ -24,6 +24,7 @@ from gateway.ports import (
     RepoInfo,
     RepoProfile,
     SearchHit,
+    SearchResults,
     Unavailable,
 )
 from kit.domain import Chunk, ChunkKind, Import, Symbol
@@ -66,6 +67,8 @@ class World:
     memories: list[MemoryItem] = field(default_factory=list)
     communities: Communities = field(default_factory=Communities)
     status: IndexStatus = field(default_factory=IndexStatus)
+    # query → how likely search's model reads it as off-topic (none for any other query)
+    off_topic: dict[str, float] = field(default_factory=dict)
 
     def add(self, *chunks: Chunk) -> None:
         for chunk in chunks:
@@ -88,12 +91,13 @@ class _Fake:
 
 
 class FakeSearch(_Fake):
-    async def search(self, repo: str, query: str, limit: int, timeout: float) -> list[SearchHit]:
+    async def search(self, repo: str, query: str, limit: int, timeout: float) -> SearchResults:
         await self._enter("search")
         world, ids = self.owner.world, []
         for word in query.lower().replace("?", " ").split():
             ids += [i for i in world.search_index.get(word, []) if i not in ids]
-        return [SearchHit(world.chunks[i], 1.0 / (rank + 1), rank + 1) for rank, i in enumerate(ids[:limit])]
+        hits = [SearchHit(world.chunks[i], 1.0 / (rank + 1), rank + 1) for rank, i in enumerate(ids[:limit])]
+        return SearchResults(hits, world.off_topic.get(query))
 
     async def find_symbols(self, repo: str, name: str, limit: int, timeout: float) -> list[Chunk]:
         await self._enter("find_symbols")

@@ -12,7 +12,17 @@ import pytest
 
 from gateway.domain.routing import RouteName, classify
 from gateway.domain.routing.cues import has_code_signal, off_topic_cue
-from gateway.domain.routing.relevance import SIMILAR, SIMILAR_FLOOR, gate, named_stems, skipped
+from gateway.domain.routing.relevance import (
+    MODEL_OFF_TOPIC,
+    MODEL_OFF_TOPIC_SURE,
+    READS_OFF_TOPIC,
+    SIMILAR,
+    SIMILAR_FLOOR,
+    gate,
+    named_stems,
+    skipped,
+    with_model_cue,
+)
 from gateway.domain.routing.seeds import lookup_limit, specific_definitions
 from gateway.domain.routing.words import content_stems
 from gateway.tests.fakes import make_chunk
@@ -731,3 +741,42 @@ def test_the_assistants_plan_is_about_the_assistant() -> None:
     route = classify(prompt)
     assert route.off_topic == "assistant"
     assert gate(route, prompt, HIT_NAMES).skip
+
+
+@pytest.mark.parametrize(
+    ("prompt", "needed"),
+    [
+        ("my car makes a weird noise when braking", MODEL_OFF_TOPIC),  # no sign of code at all
+        ("lost the key to my bike lock, any trick?", MODEL_OFF_TOPIC_SURE),  # a code word
+        ("that answer was way too long", MODEL_OFF_TOPIC_SURE),  # pointing back
+    ],
+)
+def test_the_search_models_reading_cues_a_prompt_from_its_threshold_on(prompt: str, needed: float) -> None:
+    route = classify(prompt)
+    assert not route.off_topic and route.name is not RouteName.SKIP
+    assert with_model_cue(route, prompt, needed - 0.01) == route
+    assert with_model_cue(route, prompt, None) == route  # no model for this embedder
+    cued = with_model_cue(route, prompt, needed)
+    assert cued.off_topic == READS_OFF_TOPIC and cued.name is route.name and cued.seeds == route.seeds
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "why does parse_config drop the last key",  # an identifier
+        "what is in src/app/settings.py",  # a path
+        "is any of this thread-safe",  # a code word and a pointing word
+    ],
+)
+def test_the_search_model_is_not_heard_on_names_paths_or_code_pointed_at(prompt: str) -> None:
+    route = classify(prompt)
+    assert with_model_cue(route, prompt, 0.999) == route
+
+
+def test_a_cue_of_its_own_a_follow_up_or_a_skip_is_left_as_it_is() -> None:
+    for prompt in ("write me a poem about the sea", "thanks!"):
+        route = classify(prompt)
+        assert route.off_topic or route.name is RouteName.SKIP
+        assert with_model_cue(route, prompt, 0.999) == route
+    follow_up = replace(classify("what should i cook tonight"), follow_up=True)
+    assert with_model_cue(follow_up, "what should i cook tonight", 0.999) == follow_up

@@ -112,3 +112,57 @@ async def test_module_chunks_named_like_a_common_name_do_not_make_it_specific() 
     result = await build(service(backends), "who calls charge_card?")
     assert result.signals["seeds"] == []  # four definitions share it: a search term
     assert ("graph", "call_tree") not in backends.calls
+
+
+async def test_a_prompt_the_search_model_reads_as_off_topic_goes_to_the_gate() -> None:
+    """No cue, no sign of code: the rules read it as a bug report; search's model reads it as chat."""
+    backends = FakeBackends(shop())
+    backends.world.search_index["answer"] = [backends.world.by_name("audit_log").id]
+    ctx = service(backends)
+    prompt = "that answer was way too long"
+    kept = await build(ctx, prompt)  # no reading from search (another embedder): the rules decide
+    assert kept.route == "bug" and "gate" not in kept.signals
+    backends.world.off_topic[prompt] = 0.7  # pointing back ("that") needs a surer reading
+    assert (await build(ctx, prompt)).route == "bug"
+    backends.world.off_topic[prompt] = 0.95
+    skipped = await build(ctx, prompt)
+    assert skipped.route == "skip" and skipped.text == "" and "reads off-topic" in skipped.signals["gate"]
+
+
+async def test_the_search_model_alone_never_skips_a_prompt_whose_words_name_the_code() -> None:
+    backends = FakeBackends(shop())
+    prompt = "my checkout card refund keeps going wrong"
+    backends.world.off_topic[prompt] = 0.99
+    result = await build(service(backends), prompt)
+    assert result.route != "skip" and "reads off-topic" in result.signals["gate"]
+    assert "charge_card" in result.text or "refund_order" in result.text
+
+
+async def test_the_search_model_is_not_heard_on_a_name_or_on_code_pointed_at() -> None:
+    backends = FakeBackends(shop())
+    for prompt in ("why does charge_card retry twice", "is any of this thread-safe"):
+        backends.world.off_topic[prompt] = 0.99
+        result = await build(service(backends), prompt)
+        assert result.route != "skip" and "gate" not in result.signals, prompt
+
+
+async def test_the_search_adapter_passes_the_models_reading_only_when_search_sent_one() -> None:
+    from gateway.adapters.grpc_backends import GrpcSearch
+    from reporecall.search.v1 import search_pb2
+
+    class Reply:
+        def __init__(self, reply: search_pb2.SearchResponse) -> None:
+            self.reply = reply
+
+        async def __call__(self, method: str, request: object, timeout: float) -> search_pb2.SearchResponse:
+            return self.reply
+
+    search = GrpcSearch.__new__(GrpcSearch)  # the translation only; the channel is not under test
+    for reply, expected in (
+        (search_pb2.SearchResponse(off_topic=0.0), 0.0),  # set, even to zero
+        (search_pb2.SearchResponse(off_topic=0.75), 0.75),
+        (search_pb2.SearchResponse(), None),  # no model for its embedder, or no vector
+    ):
+        search.call = Reply(reply)  # type: ignore[method-assign]
+        found = await search.search("repo", "q", 10, 1.0)
+        assert found.hits == [] and found.off_topic == expected

@@ -14,6 +14,7 @@ from reporecall.search.v1 import search_pb2_grpc
 from services.search import metrics
 from services.search.adapters.sqlite_embedding_store import SqliteEmbeddingStore
 from services.search.adapters.sqlite_feedback_store import SqliteFeedbackStore
+from services.search.domain.topicality import OffTopicModel
 from services.search.engine import EngineOptions, SearchEngine
 from services.search.ports import Embedder, KeywordIndex, VectorIndex
 from services.search.servicer import SERVICE_NAME, SearchServicer
@@ -147,6 +148,7 @@ def build_engine(settings: SearchSettings) -> SearchEngine:
         EngineOptions(backfill_batch=settings.embed_batch),
         query_embedder,
         feedback,
+        OffTopicModel.load() if query_embedder is not None else None,
     )
 
 

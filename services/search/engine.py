@@ -41,6 +41,7 @@ from services.search.domain.model import (
 )
 from services.search.domain.ranking import CANDIDATES_PER_SIGNAL, QueryIntent, fuse, rank
 from services.search.domain.symbols import select_symbols
+from services.search.domain.topicality import OffTopicModel
 from services.search.ports import Embedder, EmbeddingStore, FeedbackStore, KeywordIndex, VectorIndex
 
 log = structlog.get_logger("search.engine")
@@ -74,6 +75,7 @@ class SearchEngine:
         options: EngineOptions | None = None,
         query_embedder: Embedder | None = None,
         feedback: FeedbackStore | None = None,
+        off_topic: OffTopicModel | None = None,
     ) -> None:
         if (vector is None) != (embedder is None) or (vector is not None and store is None):
             raise ValueError("vectors need a vector index, an embedder and an embedding store together")
@@ -84,6 +86,7 @@ class SearchEngine:
         self.query_embedder = query_embedder or embedder
         self.store = store
         self.feedback_store = feedback
+        self.off_topic = off_topic  # reads the query vector: how likely the query is not about code
         self.options = options or EngineOptions()
         self.progress = BackfillProgress()
         self._write_lock = threading.RLock()
@@ -199,7 +202,7 @@ class SearchEngine:
         want_vector = mode in (SearchMode.HYBRID, SearchMode.VECTOR)
         partial = False
 
-        vector_future: Future[list[ScoredId]] | None = None
+        vector_future: Future[tuple[Vector, list[ScoredId]]] | None = None
         if want_vector and self.vector is not None:
             vector_future = self._parallel.submit(self._vector_candidates, query, repo, filters, depth)
         elif want_vector:
@@ -210,9 +213,10 @@ class SearchEngine:
         light = self._metadata(repo, [h.chunk_id for h in keyword_hits], {})
         intent = self._intent(query, repo)  # also while the query is embedded (its counts may not be cached)
         vector_hits: list[ScoredId] = []
+        query_vector: Vector | None = None
         if vector_future is not None:
             try:
-                vector_hits = vector_future.result()
+                query_vector, vector_hits = vector_future.result()
             except Exception as exc:  # a failing vector backend degrades to keyword results
                 log.warning("vector_search_failed", error=str(exc), repo=repo)
                 partial = True
@@ -231,7 +235,12 @@ class SearchEngine:
         )
         full = {c.id: c for c in self.keyword.get_chunks(repo, [h.chunk.id for h in hits])}
         hits = [replace(h, chunk=full[h.chunk.id]) for h in hits if h.chunk.id in full]
-        return SearchResult(hits=hits, partial=partial)
+        return SearchResult(hits=hits, partial=partial, off_topic=self._off_topic(query_vector))
+
+    def _off_topic(self, query_vector: Vector | None) -> float | None:
+        if self.off_topic is None or query_vector is None or self.query_embedder is None:
+            return None
+        return self.off_topic.probability(self.query_embedder.name, query_vector)
 
     def _intent(self, query: str, repo: str) -> QueryIntent:
         """The query's intent, with its test words checked against what the repo's own code talks about."""
@@ -260,9 +269,12 @@ class SearchEngine:
         self._backlog_cache[repo] = (now, count)
         return count
 
-    def _vector_candidates(self, query: str, repo: str, filters: SearchFilters, depth: int) -> list[ScoredId]:
+    def _vector_candidates(
+        self, query: str, repo: str, filters: SearchFilters, depth: int
+    ) -> tuple[Vector, list[ScoredId]]:
         assert self.vector is not None
-        return self.vector.search(repo, self.embed_query(query), filters, depth)
+        vector = self.embed_query(query)
+        return vector, self.vector.search(repo, vector, filters, depth)
 
     def embed_query(self, query: str) -> Vector:
         assert self.query_embedder is not None

@@ -156,7 +156,9 @@ class SearchServicer(search_pb2_grpc.SearchServiceServicer):
         result = await self._calls.run(
             context, self._engine.search, request.query, request.repo, filters, limit, mode
         )
-        return search_pb2.SearchResponse(hits=[hit_to_pb(h) for h in result.hits], partial=result.partial)
+        return search_pb2.SearchResponse(
+            hits=[hit_to_pb(h) for h in result.hits], partial=result.partial, off_topic=result.off_topic
+        )
 
     async def GetChunks(self, request, context):  # noqa: N802
         chunks = await self._calls.run(context, self._engine.get_chunks, request.repo, list(request.ids))

@@ -383,6 +383,11 @@ def has_hard_code_signal(text: str, seeds: tuple[str, ...] | None = None) -> boo
     )
 
 
+def points_back(text: str) -> bool:
+    """The prompt points at something already on screen — code or the last answer: it, this, that, here…"""
+    return bool(_DEICTIC.search(lower(text)))
+
+
 def has_strong_code_signal(text: str, seeds: tuple[str, ...] | None = None) -> bool:
     """An identifier or path, code punctuation, a word for an artefact of a codebase or the work on it
     (function, test, bug, refactor, config…), or the team asking where or how it does something. A

@@ -42,7 +42,10 @@ from gateway.domain.routing.cues import (
     UNRELATED,
     cue_matches,
     everyday_sense_words,
+    has_hard_code_signal,
+    has_strong_code_signal,
     lower,
+    points_back,
     unquoted,
     without_cues,
 )
@@ -76,6 +79,16 @@ SIMILAR_COVERAGE = (
 )
 # Stems at least this long also match a longer name they begin (`approximat` ~ `approx`).
 MIN_PREFIX = 5
+# The cue of a prompt the rules read as code but the search service's model reads as off-topic (the
+# probability it is not about code, from its query embedding: services/search/domain/topicality.py).
+READS_OFF_TOPIC = "reads off-topic"
+# The model's probability that sends a prompt with no sign of code to the gate, and the one needed beside
+# a code word or a pointing word. Measured leave-one-set-out on the routing sets (tools/train_off_topic.py,
+# 2026-12-04): code prompts with neither reached 0.59 at most, those with one of them 0.82 ("microtask vs
+# macrotask scheduling", "explain it like I'm new to the project"); off-topic prompts beside a code word
+# ("lost the key to my bike lock") or pointing back ("that was way too long") mostly read 0.86–0.99.
+MODEL_OFF_TOPIC = 0.6
+MODEL_OFF_TOPIC_SURE = 0.85
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,6 +98,26 @@ class GateVerdict:
     skip: bool
     reason: str
     matched: tuple[str, ...] = ()
+
+
+def with_model_cue(route: Route, text: str, off_topic: float | None) -> Route:
+    """A prompt the rules read as code that the search service's model reads as off-topic goes to the gate
+    like a cued one ("what tools do you have", "lost the key to my bike lock", "that was way too long"):
+    its words then have to name the repo's code; the model alone never skips. It takes
+    `MODEL_OFF_TOPIC`, or `MODEL_OFF_TOPIC_SURE` beside a code word or a word pointing back. Left as
+    they are: a prompt with a cue of its own, a follow-up, a skip, one with an identifier, a path or code
+    punctuation, and one with both a code word and a pointing word ("is any of this thread-safe")."""
+    if route.off_topic or route.follow_up or route.name is RouteName.SKIP or off_topic is None:
+        return route
+    if has_hard_code_signal(text, route.seeds):
+        return route
+    code_word, pointing = has_strong_code_signal(text, route.seeds), points_back(text)
+    if code_word and pointing:
+        return route
+    if off_topic < (MODEL_OFF_TOPIC_SURE if code_word or pointing else MODEL_OFF_TOPIC):
+        return route
+    reason = f"model: off-topic {off_topic:.2f}"
+    return replace(route, off_topic=READS_OFF_TOPIC, reasons=(*route.reasons, reason))
 
 
 def named_stems(names: Iterable[str]) -> frozenset[str]:

@@ -152,6 +152,8 @@ class SearchResult:
     hits: list[SearchHit]
     # A signal was asked for but unavailable (no embedder, vectors still backfilling, backend error).
     partial: bool = False
+    # How likely the query is not about a codebase (domain/topicality.py); None without a model or a vector.
+    off_topic: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

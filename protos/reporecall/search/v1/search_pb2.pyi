@@ -215,12 +215,14 @@ class SearchHit(_message.Message):
     def __init__(self, chunk: _Optional[_Union[_common_pb2.Chunk, _Mapping]] = ..., score: _Optional[float] = ..., signals: _Optional[_Union[SignalScores, _Mapping]] = ...) -> None: ...
 
 class SearchResponse(_message.Message):
-    __slots__ = ("hits", "partial")
+    __slots__ = ("hits", "partial", "off_topic")
     HITS_FIELD_NUMBER: _ClassVar[int]
     PARTIAL_FIELD_NUMBER: _ClassVar[int]
+    OFF_TOPIC_FIELD_NUMBER: _ClassVar[int]
     hits: _containers.RepeatedCompositeFieldContainer[SearchHit]
     partial: bool
-    def __init__(self, hits: _Optional[_Iterable[_Union[SearchHit, _Mapping]]] = ..., partial: _Optional[bool] = ...) -> None: ...
+    off_topic: float
+    def __init__(self, hits: _Optional[_Iterable[_Union[SearchHit, _Mapping]]] = ..., partial: _Optional[bool] = ..., off_topic: _Optional[float] = ...) -> None: ...
 
 class GetChunksRequest(_message.Message):
     __slots__ = ("repo", "ids")

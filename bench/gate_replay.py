@@ -1,0 +1,108 @@
+"""The skip decision on a bench store, in-process: every routing prompt × corpus through the gateway's own
+router and relevance gate, fed by the search service's own engine, in about a minute.
+
+`python -m bench run` scores skips through the running suite; changing the router, the gate or the
+off-topic model needs only the search stores. This opens a copy of a bench data dir's stores (never one a
+suite is using) with `SearchEngine` and the bundled off-topic model, and for each prompt does what the hook
+does before it assembles anything: sanitise, `classify`, search (the hook's limit), then
+`Pipeline.relevance_gate` on those hits (no memories: the bench store has none worth reading). Each shared
+set (and each corpus's own set) is scored as the bench scores it; `--misses` lists every missed skip and
+false skip with the model's probability, the cue and the gate's reason.
+
+    .venv/bin/python -m bench.gate_replay --data-dir /work/store/copy [--corpus chi] [--misses] [--model F]
+"""
+
+from __future__ import annotations
+
+import argparse
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+from bench.corpora import load_corpora
+from bench.offtopic import _scored, by_set, shared_prompts
+from bench.search_quality import open_engine
+from bench.sets import Prompt, load_sets
+from gateway.domain.context_types import Staleness
+from gateway.domain.routing import RouteName, classify
+from gateway.domain.sanitize import sanitize_prompt
+from gateway.pipeline import DEFAULT_POLICY, Evidence, Pipeline, Request
+from gateway.ports import RepoInfo, SearchHit
+from services.search.domain.topicality import OffTopicModel
+from services.search.engine import SearchEngine
+
+INDEXED = Staleness(indexed_commit="bench")
+
+
+def decide(engine: SearchEngine, pipeline: Pipeline, corpus: str, text: str) -> tuple[str, dict[str, Any]]:
+    """The route the hook would take before assembly, and why."""
+    clean = sanitize_prompt(text).text
+    route = classify(clean)
+    if route.name is RouteName.SKIP:
+        return "skip", {"reason": "router", "cue": route.off_topic}
+    found = engine.search(clean, corpus, limit=DEFAULT_POLICY.search_limit)
+    hits = tuple(
+        SearchHit(
+            h.chunk,
+            h.score,
+            h.signals.keyword_rank,
+            h.signals.vector_rank,
+            vector_score=h.signals.vector_score,
+        )
+        for h in found.hits
+    )
+    request = Request(RepoInfo(corpus, "", ""), route, clean, 0)
+    verdict = pipeline.relevance_gate(request, Evidence(search=hits, off_topic=found.off_topic), INDEXED)
+    why = {"p": found.off_topic, "cue": route.off_topic, "reason": verdict.reason if verdict else ""}
+    return ("skip" if verdict is not None and verdict.skip else route.name.value), why
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--data-dir", type=Path, required=True)
+    parser.add_argument("--corpus", action="append", default=[])
+    parser.add_argument("--misses", action="store_true", help="list missed skips and false skips")
+    parser.add_argument("--model", type=Path, help="an off-topic model file (default: the bundled one)")
+    args = parser.parse_args(argv)
+    engine = open_engine(args.data_dir, vectors=True)
+    engine.off_topic = OffTopicModel.load(args.model) if args.model else OffTopicModel.load()
+    pipeline = Pipeline(None, 1.0)  # type: ignore[arg-type]  # the gate calls no backend
+    own = load_sets()
+    totals: dict[str, list[float]] = defaultdict(list)
+    for corpus in args.corpus or list(load_corpora()):
+        prompts: list[Prompt] = shared_prompts(corpus=corpus) + own.get(corpus, [])
+        routes, why = {}, {}
+        for p in prompts:
+            routes[p.id], why[p.id] = decide(engine, pipeline, corpus, p.prompt)
+        scored = {"own set": _scored(own.get(corpus, []), routes)}
+        scored.update(
+            by_set({"routes": routes}, [p for p in prompts if p.id not in scored["own set"]["routes"]])
+        )
+        line = []
+        for name, result in scored.items():
+            totals[name].append(result["accuracy"])
+            line.append(
+                f"{name.removeprefix('offtopic_')} {result['accuracy']:.3f}/{len(result['false_skips'])}"
+            )
+        print(f"{corpus:<11} " + "  ".join(line), flush=True)
+        if args.misses:
+            text = {p.id: p.prompt for p in prompts}
+            for result in scored.values():
+                for kind in ("false_skips", "missed_skips"):
+                    for pid in result[kind]:
+                        w = why[pid]
+                        p = f"{w['p']:.2f}" if w.get("p") is not None else "  - "
+                        print(
+                            f"    {kind[:5]} {p} [{w['cue'] or '-'}] {text[pid][:70]!r} :: {w['reason'][:70]}"
+                        )
+    print(
+        "mean        "
+        + "  ".join(f"{n.removeprefix('offtopic_')} {sum(v) / len(v):.3f}" for n, v in totals.items())
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

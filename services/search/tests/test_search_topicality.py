@@ -1,0 +1,149 @@
+"""The off-topic model: which vectors it reads, what it refuses, and that a search carries its reading
+(engine and gRPC) only when it has one."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import grpc
+import numpy as np
+import pytest
+
+from reporecall.search.v1 import search_pb2, search_pb2_grpc
+from services.search.adapters.numpy_vector_index import NumpyVectorIndex
+from services.search.adapters.sqlite_embedding_store import SqliteEmbeddingStore
+from services.search.adapters.sqlite_keyword_index import SqliteKeywordIndex
+from services.search.domain.model import SearchMode
+from services.search.domain.topicality import BUNDLED_MODEL, OffTopicModel
+from services.search.engine import SearchEngine
+from services.search.servicer import SearchServicer
+from services.search.tests.search_fakes import WordHashEmbedder, chunk
+
+REPO = "topic"
+
+
+def prose_model(embedder: WordHashEmbedder) -> OffTopicModel:
+    """Reads a query as off-topic as far as it shares words with a poem request."""
+    return OffTopicModel(embedder.name, embedder.embed(["write poem about autumn"])[0] * 8.0, -4.0)
+
+
+def test_the_bundled_model_reads_the_bundled_embedders_vectors() -> None:
+    from services.search.adapters.onnx_embedder import MODEL_NAME, OnnxEmbedder
+
+    model = OffTopicModel.load()
+    assert model.embedder == MODEL_NAME
+    assert model.weights.shape == (OnnxEmbedder.dimension,)
+
+
+def test_vectors_of_another_embedder_or_size_get_no_reading() -> None:
+    model = OffTopicModel("e", np.ones(4, np.float32), 0.0)
+    assert model.probability("other", np.ones(4, np.float32)) is None
+    assert model.probability("e", np.ones(3, np.float32)) is None
+    assert model.probability("e", np.zeros(4, np.float32)) == pytest.approx(0.5)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [
+        "not json",
+        json.dumps({"weights": [0.1], "bias": 0.0}),
+        json.dumps({"embedder": "e", "weights": [[0.1]], "bias": 0.0}),
+        json.dumps({"embedder": "e", "weights": [], "bias": 0.0}),
+        json.dumps({"embedder": "e", "weights": [0.1, "x"], "bias": 0.0}),
+        '{"embedder": "e", "weights": [0.1, NaN], "bias": 0.0}',
+        '{"embedder": "e", "weights": [0.1], "bias": Infinity}',
+    ],
+)
+def test_a_broken_model_file_is_refused_naming_it(tmp_path: Path, content: str) -> None:
+    path = tmp_path / "model.json"
+    path.write_text(content)
+    with pytest.raises(ValueError, match="model.json"):
+        OffTopicModel.load(path)
+
+
+def test_the_bundled_model_reads_chat_as_off_topic_and_questions_about_code_as_not() -> None:
+    """Prompts written for this test (in none of the training sets), one clear case per kind."""
+    from services.search.adapters.onnx_embedder import OnnxEmbedder
+    from services.search.bootstrap import QUERY_TOKENS
+
+    embedder, model = OnnxEmbedder(max_tokens=QUERY_TOKENS), OffTopicModel.load(BUNDLED_MODEL)
+    off = [
+        "compose a cheerful poem about autumn leaves falling in the park",
+        "what is the tallest mountain in africa",
+        "how do you say good evening in italian",
+    ]
+    code = [
+        "why does load_settings raise a KeyError when the yaml file is empty",
+        "where is the retry loop of the http client and how long does it back off",
+        "add a unit test for the date parser covering leap years",
+    ]
+    read = {t: model.probability(embedder.name, embedder.embed([t])[0]) for t in off + code}
+    assert None not in read.values(), read
+    assert all((read[t] or 0.0) > 0.5 for t in off), read
+    assert all((read[t] or 1.0) < 0.5 for t in code), read
+
+
+def _engine(tmp_path: Path, model: OffTopicModel | None, embedder: WordHashEmbedder) -> SearchEngine:
+    engine = SearchEngine(
+        SqliteKeywordIndex(tmp_path / "k.db"),
+        NumpyVectorIndex(tmp_path / "v.db", embedder.dimension),
+        embedder,
+        SqliteEmbeddingStore(tmp_path / "e.db"),
+        off_topic=model,
+    )
+    engine.upsert_file(REPO, "src/app.py", [chunk("parse_config", repo=REPO)])
+    engine.backfill_once()
+    return engine
+
+
+def test_a_search_with_a_vector_carries_the_reading_and_one_without_none(tmp_path: Path) -> None:
+    embedder = WordHashEmbedder()
+    engine = _engine(tmp_path, prose_model(embedder), embedder)
+    try:
+        prose = engine.search("write a poem about autumn", REPO).off_topic
+        code = engine.search("parse config keys", REPO).off_topic
+        assert prose is not None and code is not None and prose > 0.9 > 0.1 > code
+        assert engine.search("write a poem about autumn", REPO, mode=SearchMode.KEYWORD).off_topic is None
+        embedder.fail_next = 1  # the query cannot be embedded: no vector, no reading, still an answer
+        engine.clear_query_cache()
+        failed = engine.search("write a poem about autumn", REPO)
+        assert failed.off_topic is None and failed.partial
+    finally:
+        engine.close()
+
+
+def test_a_model_for_another_embedder_gives_no_reading(tmp_path: Path) -> None:
+    embedder = WordHashEmbedder()
+    other = OffTopicModel("another-embedder", prose_model(embedder).weights, -4.0)
+    engine = _engine(tmp_path, other, embedder)
+    try:
+        assert engine.search("write a poem about autumn", REPO).off_topic is None
+    finally:
+        engine.close()
+
+
+@pytest.fixture(params=[True, False], ids=["model", "no-model"])
+async def stub(request, tmp_path: Path) -> AsyncIterator[tuple[search_pb2_grpc.SearchServiceStub, bool]]:
+    embedder = WordHashEmbedder()
+    engine = _engine(tmp_path, prose_model(embedder) if request.param else None, embedder)
+    servicer = SearchServicer(engine, workers=2)
+    server = grpc.aio.server()
+    search_pb2_grpc.add_SearchServiceServicer_to_server(servicer, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+        yield search_pb2_grpc.SearchServiceStub(channel), request.param
+    await server.stop(None)
+    servicer.close()
+    engine.close()
+
+
+async def test_the_reading_crosses_grpc_as_an_optional_field(stub) -> None:
+    client, has_model = stub
+    reply = await client.Search(search_pb2.SearchRequest(query="write a poem about autumn", repo=REPO))
+    assert [h.chunk.name for h in reply.hits] == ["parse_config"]
+    assert reply.HasField("off_topic") is has_model
+    if has_model:
+        assert reply.off_topic > 0.9

@@ -1,0 +1,131 @@
+"""Train the search service's off-topic model: a logistic regression over the bundled embedder's query
+vector that says how likely a prompt is *not* about a codebase (services/search/domain/topicality.py).
+
+    .venv/bin/python tools/train_off_topic.py [--hold-out offtopic_probe4 …] [--out FILE]
+
+Labelled prompts, all written for this project (bench/README.md says who wrote which and how; the
+training prompts' header says theirs):
+- skip (1): the skip prompts of the shared sets `bench/sets/offtopic*.yaml`, of the corpus sets, and the
+  router's labelled skips (gateway/domain/data/routing_prompts.yaml) that are not content-free follow-ups
+  ("yes", "continue": those are about the conversation's last turn, not off-topic);
+- code (0): every other prompt — the shared sets' code prompts and their per-corpus folders, the corpus
+  sets, the bug-fix commit sets, the router's labelled code prompts;
+- both: `tools/off_topic_prompts.yaml`, 720 prompts written for training only (hard cases on both sides:
+  "that was too long" / "who calls that", "the server at the café" / "the server hangs on upload").
+A shared set named with `--hold-out` is left out entirely (with its per-corpus code prompts), so it can be
+measured blind. Before fitting on everything, each shared set is predicted by a model fitted without it
+(leave one set out) and its skip recall and highest code probability are printed: those are the honest
+figures; a set the model was fitted on says little about it.
+
+Full-batch gradient descent in float64 from zeros: the same embeddings give the same weights.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.offtopic import SHARED_PREFIX  # noqa: E402
+from bench.sets import COMMITS, SETS_DIR, load_set  # noqa: E402
+from services.search.bootstrap import QUERY_TOKENS  # noqa: E402
+from services.search.domain.embedding_text import query_for_embedding  # noqa: E402
+from services.search.domain.topicality import BUNDLED_MODEL, OffTopicModel  # noqa: E402
+
+ROUTING_PROMPTS = ROOT / "gateway" / "domain" / "data" / "routing_prompts.yaml"
+TRAINING_PROMPTS = ROOT / "tools" / "off_topic_prompts.yaml"
+L2, STEPS, RATE = 1e-4, 4000, 1.0
+# The leave-one-set-out report: a probability above this counts as "reads off-topic".
+REPORT_AT = 0.6
+
+
+def labelled(hold_out: set[str]) -> list[tuple[str, int, str]]:
+    """(prompt, 1 = skip / 0 = code, group) for every labelled prompt outside the held-out sets."""
+    rows: list[tuple[str, int, str]] = []
+    for path in sorted(SETS_DIR.glob("*.yaml")):
+        name, prompts = path.stem, load_set(path)
+        if name in hold_out:
+            continue
+        shared = all(p.shared for p in prompts)
+        rows += [(p.prompt, int(p.should_skip), name if shared else "corpus sets") for p in prompts]
+        joined = SETS_DIR / name.removeprefix(SHARED_PREFIX)
+        if shared and joined.is_dir() and joined != SETS_DIR:
+            rows += [(p.prompt, 0, name) for q in sorted(joined.glob("*.yaml")) for p in load_set(q)]
+    rows += [
+        (p.prompt, 0, "commit sets") for q in sorted((SETS_DIR / COMMITS).glob("*.yaml")) for p in load_set(q)
+    ]
+    written = yaml.safe_load(TRAINING_PROMPTS.read_text())
+    rows += [(text, 1, "training prompts") for text in written["skip"]]
+    rows += [(text, 0, "training prompts") for text in written["code"]]
+    for part in yaml.safe_load(ROUTING_PROMPTS.read_text()).values():
+        rows += [
+            (p["prompt"], int(p["route"] == "skip"), "routing prompts")
+            for p in part
+            if not p.get("follow_up")
+        ]
+    return rows
+
+
+def fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
+    weights, bias = np.zeros(x.shape[1]), 0.0
+    for _ in range(STEPS):
+        p = 1.0 / (1.0 + np.exp(-(x @ weights + bias)))
+        weights -= RATE * (x.T @ (p - y) / len(y) + L2 * weights)
+        bias -= RATE * float(np.mean(p - y))
+    return weights, bias
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--hold-out", action="append", default=[], help="a shared set left out (repeatable)")
+    parser.add_argument("--out", type=Path, default=BUNDLED_MODEL)
+    args = parser.parse_args()
+    from services.search.adapters.onnx_embedder import OnnxEmbedder
+
+    rows = labelled(set(args.hold_out))
+    embedder = OnnxEmbedder(max_tokens=QUERY_TOKENS)  # as the search service embeds queries
+    x = embedder.embed([query_for_embedding(text) for text, _, _ in rows]).astype(np.float64)
+    y = np.array([label for _, label, _ in rows], dtype=np.float64)
+    groups = np.array([group for _, _, group in rows])
+    print(f"{len(rows)} prompts: " + ", ".join(f"{g} {n}" for g, n in sorted(Counter(groups).items())))
+    print(f"leave one set out (reads off-topic at p > {REPORT_AT}):")
+    for name in sorted(set(groups) - {"corpus sets", "commit sets", "routing prompts", "training prompts"}):
+        inside = groups == name
+        weights, bias = fit(x[~inside], y[~inside])
+        p = 1.0 / (1.0 + np.exp(-(x[inside] @ weights + bias)))
+        skips, code = p[y[inside] == 1], p[y[inside] == 0]
+        print(
+            f"  {name:<20} skip recall {np.mean(skips > REPORT_AT):.2f} of {len(skips)}, "
+            f"code above {int(np.sum(code > REPORT_AT))} of {len(code)} (highest {code.max(initial=0):.2f})"
+        )
+    weights, bias = fit(x, y)
+    model = OffTopicModel(embedder.name, weights.astype(np.float32), bias)
+    args.out.write_text(
+        json.dumps(
+            {
+                "embedder": model.embedder,
+                "trained_on": dict(sorted(Counter(groups).items())),
+                "held_out": sorted(args.hold_out),
+                "l2": L2,
+                "bias": round(model.bias, 6),
+                "weights": [round(float(w), 6) for w in model.weights],
+            }
+        )
+        + "\n"
+    )
+    print(f"wrote {args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
