@@ -10,7 +10,7 @@ training prompts' header says theirs):
   ("yes", "continue": those are about the conversation's last turn, not off-topic);
 - code (0): every other prompt — the shared sets' code prompts and their per-corpus folders, the corpus
   sets, the bug-fix commit sets, the router's labelled code prompts;
-- both: `tools/off_topic_prompts.yaml`, 720 prompts written for training only (hard cases on both sides:
+- both: `tools/off_topic_prompts*.yaml`, 1,520 prompts written for training only (hard cases on both sides:
   "that was too long" / "who calls that", "the server at the café" / "the server hangs on upload").
 A shared set named with `--hold-out` is left out entirely (with its per-corpus code prompts), so it can be
 measured blind. Before fitting on everything, each shared set is predicted by a model fitted without it
@@ -41,7 +41,7 @@ from services.search.domain.embedding_text import query_for_embedding  # noqa: E
 from services.search.domain.topicality import BUNDLED_MODEL, OffTopicModel  # noqa: E402
 
 ROUTING_PROMPTS = ROOT / "gateway" / "domain" / "data" / "routing_prompts.yaml"
-TRAINING_PROMPTS = ROOT / "tools" / "off_topic_prompts.yaml"
+TRAINING_PROMPTS = sorted((ROOT / "tools").glob("off_topic_prompts*.yaml"))
 L2, STEPS, RATE = 1e-4, 4000, 1.0
 # The leave-one-set-out report: a probability above this counts as "reads off-topic".
 REPORT_AT = 0.6
@@ -62,9 +62,10 @@ def labelled(hold_out: set[str]) -> list[tuple[str, int, str]]:
     rows += [
         (p.prompt, 0, "commit sets") for q in sorted((SETS_DIR / COMMITS).glob("*.yaml")) for p in load_set(q)
     ]
-    written = yaml.safe_load(TRAINING_PROMPTS.read_text())
-    rows += [(text, 1, "training prompts") for text in written["skip"]]
-    rows += [(text, 0, "training prompts") for text in written["code"]]
+    for path in TRAINING_PROMPTS:
+        written = yaml.safe_load(path.read_text())
+        rows += [(text, 1, "training prompts") for text in written["skip"]]
+        rows += [(text, 0, "training prompts") for text in written["code"]]
     for part in yaml.safe_load(ROUTING_PROMPTS.read_text()).values():
         rows += [
             (p["prompt"], int(p["route"] == "skip"), "routing prompts")

@@ -83,12 +83,14 @@ MIN_PREFIX = 5
 # probability it is not about code, from its query embedding: services/search/domain/topicality.py).
 READS_OFF_TOPIC = "reads off-topic"
 # The model's probability that sends a prompt with no sign of code to the gate, and the one needed beside
-# a code word or a pointing word. Measured leave-one-set-out on the routing sets (tools/train_off_topic.py,
-# 2026-12-04): code prompts with neither reached 0.59 at most, those with one of them 0.82 ("microtask vs
-# macrotask scheduling", "explain it like I'm new to the project"); off-topic prompts beside a code word
-# ("lost the key to my bike lock") or pointing back ("that was way too long") mostly read 0.86–0.99.
+# a code word or a pointing word; at the latter, words named by some hit are no longer enough either
+# (`_sure_off_topic`). Measured on the routing sets with models fitted without them (tools/train_off_topic.py
+# --hold-out, bench.gate_replay, 2026-12-04): code prompts with neither sign reached 0.59 at most; with one
+# of them 0.88 ("does listen just spin up a plain node http server under the hood", a false skip at 0.85),
+# while off-topic prompts beside a code word ("lost the key to my bike lock") or pointing back ("that was
+# way too long") mostly read 0.9–0.99.
 MODEL_OFF_TOPIC = 0.6
-MODEL_OFF_TOPIC_SURE = 0.85
+MODEL_OFF_TOPIC_SURE = 0.9
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,9 +109,9 @@ def with_model_cue(route: Route, text: str, off_topic: float | None) -> Route:
     `MODEL_OFF_TOPIC`, or `MODEL_OFF_TOPIC_SURE` beside a code word or a word pointing back. Left as
     they are: a prompt with a cue of its own, a follow-up, a skip, one with an identifier, a path or code
     punctuation, and one with both a code word and a pointing word ("is any of this thread-safe")."""
-    if route.off_topic or route.follow_up or route.name is RouteName.SKIP or off_topic is None:
+    if route.off_topic or route.follow_up or route.name is RouteName.SKIP:
         return route
-    if has_hard_code_signal(text, route.seeds):
+    if off_topic is None or off_topic < MODEL_OFF_TOPIC or has_hard_code_signal(text, route.seeds):
         return route
     code_word, pointing = has_strong_code_signal(text, route.seeds), points_back(text)
     if code_word and pointing:
@@ -137,6 +139,7 @@ def gate(
     hit_texts: Iterable[str] = (),
     memory_texts: Iterable[str] = (),
     vector_scores: Iterable[float] = (),
+    off_topic: float | None = None,
 ) -> GateVerdict:
     """Skip a cued prompt whose words name nothing in this repo; keep every other prompt.
 
@@ -178,6 +181,8 @@ def gate(
     if not matched:
         return GateVerdict(True, f"{route.off_topic}: no word of the prompt names anything in this repo")
     named, share = f"{route.off_topic} cue, the repo names {', '.join(matched)}", len(matched) / len(stems)
+    if off_topic is not None and off_topic >= MODEL_OFF_TOPIC_SURE:  # the model reads it as off-topic too
+        return _sure_off_topic(named, matched, share, similar, off_topic)
     if route.off_topic in ONE_WORD_ENOUGH:  # "I'm so tired. Why does numbering jump by ten?"
         return GateVerdict(False, f"{named}, beside the {route.off_topic} cue", matched)
     if route.off_topic == NO_CODE and BEHAVIOUR_ASK.search(lower(text)):
@@ -191,6 +196,17 @@ def gate(
     if share >= COVERAGE and (route.off_topic not in _ABOUT_THE_EXCHANGE or len(matched) >= 2):
         return GateVerdict(False, f"{named}: {len(matched)} of its {len(stems)} words", matched)
     return GateVerdict(True, f"{named}, only {len(matched)} of its {len(stems)} words", matched)
+
+
+def _sure_off_topic(
+    named: str, matched: tuple[str, ...], share: float, similar: float | None, off_topic: float
+) -> GateVerdict:
+    """A cued prompt the search model reads as off-topic too: a word or two some name contains is no
+    evidence ("is Python or Rust a better first language", "summarize our conversation so far"); half its
+    words named, at least two, and a hit that reads like it are."""
+    if share >= COVERAGE and len(matched) >= 2 and (similar is None or similar >= SIMILAR):
+        return GateVerdict(False, f"{named}: {len(matched)} words, read off-topic ({off_topic:.2f})", matched)
+    return GateVerdict(True, f"{named}, but read off-topic ({off_topic:.2f}) and too little named", matched)
 
 
 def _everyday_sense(text: str, evidence: frozenset[str], similar: float | None) -> GateVerdict:
