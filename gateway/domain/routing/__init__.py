@@ -24,7 +24,9 @@ knowledge, small talk, instructions about the conversation, the user saying it i
 simply no strong sign of code) are not skipped here: `classify` marks them `off_topic`, and the pipeline's
 relevance gate (`relevance.gate`) skips creative writing, translation and disclaimed requests, and the
 others when the search hits it already has name too little of what the prompt talks about or none of them
-reads like it (embedding similarity).
+reads like it (embedding similarity). A prompt the rules read as code goes to the same gate when the search
+service's off-topic model reads it as not about code (`relevance.with_model_cue`; no identifier, path or
+code punctuation, and not both a code word and a word pointing at the code).
 
 Modules: `route` (the verdict), `classifier` (entry point), `conversational` (chat and session commands),
 `intents` (route rules and scoring), `seeds` (names and paths; which names are specific in a repo),

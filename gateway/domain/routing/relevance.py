@@ -21,6 +21,10 @@ Two halves, both pure:
   evidence: search found those chunks *by* that word. A code word in its everyday sense is kept unless
   none of the prompt's other words names anything and no hit reads like it.
 
+A prompt with no cue reaches the gate too when the search service's off-topic model (its probability
+that the prompt is not about code, from the query embedding) reads it as off-topic: `with_model_cue`. When
+that model is sure, a word or two named by some hit no longer keeps a cued prompt (`_sure_off_topic`).
+
 A false skip loses a real answer; a missed skip costs some tokens. So every doubt keeps the prompt.
 """
 
