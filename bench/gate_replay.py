@@ -1,5 +1,5 @@
 """The skip decision on a bench store, in-process: every routing prompt × corpus through the gateway's own
-router and relevance gate, fed by the search service's own engine, in about a minute.
+router and relevance gate, fed by the search service's own engine, in about 40 s.
 
 `python -m bench run` scores skips through the running suite; changing the router, the gate or the
 off-topic model needs only the search stores. This opens a copy of a bench data dir's stores (never one a
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.corpora import load_corpora
-from bench.offtopic import _scored, by_set, shared_prompts
+from bench.offtopic import by_set, scored, shared_prompts
 from bench.search_quality import open_engine
 from bench.sets import Prompt, load_sets
 from gateway.domain.context_types import Staleness
@@ -52,7 +52,9 @@ def decide(engine: SearchEngine, pipeline: Pipeline, corpus: str, text: str) -> 
         for h in found.hits
     )
     request = Request(RepoInfo(corpus, "", ""), route, clean, 0)
-    verdict = pipeline.relevance_gate(request, Evidence(search=hits, off_topic=found.off_topic), INDEXED)
+    verdict = pipeline.relevance_gate(
+        request, Evidence(search=hits, off_topic_reading=found.off_topic), INDEXED
+    )
     why = {"p": found.off_topic, "cue": route.off_topic, "reason": verdict.reason if verdict else ""}
     return ("skip" if verdict is not None and verdict.skip else route.name.value), why
 
@@ -67,21 +69,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--model", type=Path, help="an off-topic model file (default: the bundled one)")
     args = parser.parse_args(argv)
     engine = open_engine(args.data_dir, vectors=True)
-    engine.off_topic = OffTopicModel.load(args.model) if args.model else OffTopicModel.load()
+    engine.off_topic_model = OffTopicModel.load(args.model) if args.model else OffTopicModel.load()
     pipeline = Pipeline(None, 1.0)  # type: ignore[arg-type]  # the gate calls no backend
     own = load_sets()
     totals: dict[str, list[float]] = defaultdict(list)
     for corpus in args.corpus or list(load_corpora()):
         prompts: list[Prompt] = shared_prompts(corpus=corpus) + own.get(corpus, [])
         routes, why = {}, {}
-        for p in prompts:
-            routes[p.id], why[p.id] = decide(engine, pipeline, corpus, p.prompt)
-        scored = {"own set": _scored(own.get(corpus, []), routes)}
-        scored.update(
-            by_set({"routes": routes}, [p for p in prompts if p.id not in scored["own set"]["routes"]])
+        for prompt in prompts:
+            routes[prompt.id], why[prompt.id] = decide(engine, pipeline, corpus, prompt.prompt)
+        results = {"own set": scored(own.get(corpus, []), routes)}
+        results.update(
+            by_set({"routes": routes}, [p for p in prompts if p.id not in results["own set"]["routes"]])
         )
         line = []
-        for name, result in scored.items():
+        for name, result in results.items():
             totals[name].append(result["accuracy"])
             line.append(
                 f"{name.removeprefix('offtopic_')} {result['accuracy']:.3f}/{len(result['false_skips'])}"
@@ -89,13 +91,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{corpus:<11} " + "  ".join(line), flush=True)
         if args.misses:
             text = {p.id: p.prompt for p in prompts}
-            for result in scored.values():
+            for result in results.values():
                 for kind in ("false_skips", "missed_skips"):
                     for pid in result[kind]:
                         w = why[pid]
-                        p = f"{w['p']:.2f}" if w.get("p") is not None else "  - "
+                        reading = f"{w['p']:.2f}" if w.get("p") is not None else "  - "
                         print(
-                            f"    {kind[:5]} {p} [{w['cue'] or '-'}] {text[pid][:70]!r} :: {w['reason'][:70]}"
+                            f"    {kind[:5]} {reading} [{w['cue'] or '-'}] {text[pid][:70]!r} :: {w['reason'][:70]}"
                         )
     print(
         "mean        "

@@ -54,7 +54,7 @@ def by_set(shared: dict[str, Any], prompts: list[Prompt]) -> dict[str, dict[str,
     if len(names) < 2:
         return {}
     routes = shared["routes"]
-    return {name: _scored([p for p in prompts if stems.get(p.id) == name], routes) for name in names}
+    return {name: scored([p for p in prompts if stems.get(p.id) == name], routes) for name in names}
 
 
 def shared_routing(route: Callable[[str], str], prompts: list[Prompt]) -> dict[str, Any]:
@@ -62,10 +62,10 @@ def shared_routing(route: Callable[[str], str], prompts: list[Prompt]) -> dict[s
 
     The keys match a corpus's own `routing` block (accuracy, false_skip_rate, skip_recall, routes,
     false_skips, missed_skips), so the report renders both the same way."""
-    return _scored(prompts, {p.id: route(p.prompt) for p in prompts})
+    return scored(prompts, {p.id: route(p.prompt) for p in prompts})
 
 
-def _scored(prompts: list[Prompt], routes: dict[str, str]) -> dict[str, Any]:
+def scored(prompts: list[Prompt], routes: dict[str, str]) -> dict[str, Any]:
     scores = skip_scores([(p.should_skip, routes[p.id] == "skip") for p in prompts])
     return {
         **asdict(scores),

@@ -117,7 +117,7 @@ class Evidence:
     memories: tuple[MemoryItem, ...] = ()
     communities: Communities | None = None
     degraded: frozenset[str] = frozenset()
-    off_topic: float | None = None  # search's reading of the prompt: how likely it is not about code
+    off_topic_reading: float | None = None  # search's model: how likely the prompt is not about code
 
 
 @dataclass(frozen=True)
@@ -219,7 +219,7 @@ class Pipeline:
         found, communities_degraded = communities
         return Evidence(
             search=tuple(search[0].hits) if search[0] else (),
-            off_topic=search[0].off_topic if search[0] else None,
+            off_topic_reading=search[0].off_topic if search[0] else None,
             seeds=named[0],
             graph=named[1],
             memories=memories[0],
@@ -295,7 +295,7 @@ class Pipeline:
         An empty search is evidence only when the cached index status (`staleness`, no extra call)
         shows a finished index: a repo still indexing its first commit, or of unknown status, finds
         nothing for every prompt."""
-        route = with_model_cue(request.route, request.text, evidence.off_topic)
+        route = with_model_cue(request.route, request.text, evidence.off_topic_reading)
         if not route.off_topic:
             return None
         hits = evidence.search[:EVIDENCE_HITS]
@@ -308,7 +308,7 @@ class Pipeline:
         memories = [f"{m.name}\n{m.body}" for m in evidence.memories if m.memory_class != WORKING]
         similar = [h.vector_score for h in named if h.vector_rank]  # none while vectors are backfilling
         texts = [h.chunk.content for h in named]
-        return gate(route, request.text, names, searched, texts, memories, similar, evidence.off_topic)
+        return gate(route, request.text, names, searched, texts, memories, similar)
 
     # -- step 2: expand the call graph ---------------------------------------------------------------
 

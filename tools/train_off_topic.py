@@ -1,7 +1,8 @@
 """Train the search service's off-topic model: a logistic regression over the bundled embedder's query
 vector that says how likely a prompt is *not* about a codebase (services/search/domain/topicality.py).
 
-    .venv/bin/python tools/train_off_topic.py [--hold-out offtopic_probe4 …] [--out FILE]
+    .venv/bin/python tools/train_off_topic.py                  # the bundled model, fitted on everything
+    .venv/bin/python tools/train_off_topic.py --hold-out offtopic_probe4 --out /tmp/m.json   # to measure
 
 Labelled prompts, all written for this project (bench/README.md says who wrote which and how; the
 training prompts' header says theirs):
@@ -12,10 +13,12 @@ training prompts' header says theirs):
   sets, the bug-fix commit sets, the router's labelled code prompts;
 - both: `tools/off_topic_prompts*.yaml`, 1,520 prompts written for training only (hard cases on both sides:
   "that was too long" / "who calls that", "the server at the café" / "the server hangs on upload").
-A shared set named with `--hold-out` is left out entirely (with its per-corpus code prompts), so it can be
-measured blind. Before fitting on everything, each shared set is predicted by a model fitted without it
-(leave one set out) and its skip recall and highest code probability are printed: those are the honest
-figures; a set the model was fitted on says little about it.
+Each distinct text (lower-cased, spaces collapsed, sanitised as the gateway sanitises prompts) is counted
+once, in the first group that has it, so a text in two files never sits on both sides of a split. A routing
+set named with `--hold-out` (with its per-corpus code prompts) is left out of the model written to `--out`,
+to be measured blind. Each routing set is also predicted by a model fitted without it (leave one set out);
+its skip recall and highest code probability are printed: those are the honest figures; a set the model
+was fitted on says little about it.
 
 Full-batch gradient descent in float64 from zeros: the same embeddings give the same weights.
 """
@@ -26,6 +29,7 @@ import argparse
 import json
 import sys
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +40,8 @@ sys.path.insert(0, str(ROOT))
 
 from bench.offtopic import SHARED_PREFIX  # noqa: E402
 from bench.sets import COMMITS, SETS_DIR, load_set  # noqa: E402
+from gateway.domain.routing.relevance import MODEL_OFF_TOPIC  # noqa: E402
+from gateway.domain.sanitize import sanitize_prompt  # noqa: E402
 from services.search.bootstrap import QUERY_TOKENS  # noqa: E402
 from services.search.domain.embedding_text import query_for_embedding  # noqa: E402
 from services.search.domain.topicality import BUNDLED_MODEL, OffTopicModel  # noqa: E402
@@ -43,36 +49,51 @@ from services.search.domain.topicality import BUNDLED_MODEL, OffTopicModel  # no
 ROUTING_PROMPTS = ROOT / "gateway" / "domain" / "data" / "routing_prompts.yaml"
 TRAINING_PROMPTS = sorted((ROOT / "tools").glob("off_topic_prompts*.yaml"))
 L2, STEPS, RATE = 1e-4, 4000, 1.0
-# The leave-one-set-out report: a probability above this counts as "reads off-topic".
-REPORT_AT = 0.6
+# Groups that are not routing sets: always training data, never reported on their own.
+OTHER_GROUPS = ("corpus sets", "commit sets", "routing prompts", "training prompts")
 
 
-def labelled(hold_out: set[str]) -> list[tuple[str, int, str]]:
-    """(prompt, 1 = skip / 0 = code, group) for every labelled prompt outside the held-out sets."""
-    rows: list[tuple[str, int, str]] = []
+@dataclass(frozen=True)
+class Row:
+    text: str  # as the search service gets it: sanitised
+    skip: int  # 1: not about the repo's code; 0: about it
+    group: str  # the routing set it comes from, or one of OTHER_GROUPS
+
+
+def labelled() -> list[Row]:
+    """Every labelled prompt, each distinct text once (the first group that has it keeps it)."""
+    rows: list[Row] = []
     for path in sorted(SETS_DIR.glob("*.yaml")):
         name, prompts = path.stem, load_set(path)
-        if name in hold_out:
-            continue
         shared = all(p.shared for p in prompts)
-        rows += [(p.prompt, int(p.should_skip), name if shared else "corpus sets") for p in prompts]
+        rows += [Row(p.prompt, int(p.should_skip), name if shared else "corpus sets") for p in prompts]
         joined = SETS_DIR / name.removeprefix(SHARED_PREFIX)
         if shared and joined.is_dir() and joined != SETS_DIR:
-            rows += [(p.prompt, 0, name) for q in sorted(joined.glob("*.yaml")) for p in load_set(q)]
+            rows += [Row(p.prompt, 0, name) for q in sorted(joined.glob("*.yaml")) for p in load_set(q)]
     rows += [
-        (p.prompt, 0, "commit sets") for q in sorted((SETS_DIR / COMMITS).glob("*.yaml")) for p in load_set(q)
+        Row(p.prompt, 0, "commit sets")
+        for q in sorted((SETS_DIR / COMMITS).glob("*.yaml"))
+        for p in load_set(q)
     ]
     for path in TRAINING_PROMPTS:
         written = yaml.safe_load(path.read_text())
-        rows += [(text, 1, "training prompts") for text in written["skip"]]
-        rows += [(text, 0, "training prompts") for text in written["code"]]
+        rows += [Row(text, 1, "training prompts") for text in written["skip"]]
+        rows += [Row(text, 0, "training prompts") for text in written["code"]]
     for part in yaml.safe_load(ROUTING_PROMPTS.read_text()).values():
         rows += [
-            (p["prompt"], int(p["route"] == "skip"), "routing prompts")
+            Row(p["prompt"], int(p["route"] == "skip"), "routing prompts")
             for p in part
             if not p.get("follow_up")
         ]
-    return rows
+    distinct: dict[str, Row] = {}
+    for row in rows:
+        text = sanitize_prompt(row.text).text
+        distinct.setdefault(_key(text), Row(text, row.skip, row.group))
+    return list(distinct.values())
+
+
+def _key(text: str) -> str:
+    return " ".join(text.lower().split())
 
 
 def fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
@@ -88,34 +109,46 @@ def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--hold-out", action="append", default=[], help="a shared set left out (repeatable)")
-    parser.add_argument("--out", type=Path, default=BUNDLED_MODEL)
+    parser.add_argument("--hold-out", action="append", default=[], help="a routing set left out (repeatable)")
+    parser.add_argument("--out", type=Path, help="where to write the model (default: the bundled file)")
     args = parser.parse_args()
+    rows = labelled()
+    sets = sorted({r.group for r in rows} - set(OTHER_GROUPS))
+    unknown = sorted(set(args.hold_out) - set(sets))
+    if unknown:
+        parser.error(f"--hold-out {', '.join(unknown)}: not a routing set (one of {', '.join(sets)})")
+    if args.hold_out and args.out is None:
+        parser.error(
+            "--hold-out makes a model for measuring: give --out (the bundled file is trained on all)"
+        )
     from services.search.adapters.onnx_embedder import OnnxEmbedder
 
-    rows = labelled(set(args.hold_out))
     embedder = OnnxEmbedder(max_tokens=QUERY_TOKENS)  # as the search service embeds queries
-    x = embedder.embed([query_for_embedding(text) for text, _, _ in rows]).astype(np.float64)
-    y = np.array([label for _, label, _ in rows], dtype=np.float64)
-    groups = np.array([group for _, _, group in rows])
-    print(f"{len(rows)} prompts: " + ", ".join(f"{g} {n}" for g, n in sorted(Counter(groups).items())))
-    print(f"leave one set out (reads off-topic at p > {REPORT_AT}):")
-    for name in sorted(set(groups) - {"corpus sets", "commit sets", "routing prompts", "training prompts"}):
+    x = embedder.embed([query_for_embedding(r.text) for r in rows]).astype(np.float64)
+    y = np.array([r.skip for r in rows], dtype=np.float64)
+    groups = np.array([r.group for r in rows])
+    print(
+        f"{len(rows)} distinct prompts: " + ", ".join(f"{g} {n}" for g, n in sorted(Counter(groups).items()))
+    )
+    print(f"leave one set out (reads off-topic at p > {MODEL_OFF_TOPIC}):")
+    for name in sets:
         inside = groups == name
         weights, bias = fit(x[~inside], y[~inside])
         p = 1.0 / (1.0 + np.exp(-(x[inside] @ weights + bias)))
         skips, code = p[y[inside] == 1], p[y[inside] == 0]
         print(
-            f"  {name:<20} skip recall {np.mean(skips > REPORT_AT):.2f} of {len(skips)}, "
-            f"code above {int(np.sum(code > REPORT_AT))} of {len(code)} (highest {code.max(initial=0):.2f})"
+            f"  {name:<20} skip recall {np.mean(skips > MODEL_OFF_TOPIC):.2f} of {len(skips)}, code above "
+            f"{int(np.sum(code > MODEL_OFF_TOPIC))} of {len(code)} (highest {code.max(initial=0):.2f})"
         )
-    weights, bias = fit(x, y)
+    kept = ~np.isin(groups, args.hold_out)
+    weights, bias = fit(x[kept], y[kept])
     model = OffTopicModel(embedder.name, weights.astype(np.float32), bias)
-    args.out.write_text(
+    out = args.out or BUNDLED_MODEL
+    out.write_text(
         json.dumps(
             {
                 "embedder": model.embedder,
-                "trained_on": dict(sorted(Counter(groups).items())),
+                "trained_on": dict(sorted(Counter(groups[kept]).items())),
                 "held_out": sorted(args.hold_out),
                 "l2": L2,
                 "bias": round(model.bias, 6),
@@ -124,7 +157,7 @@ def main() -> int:
         )
         + "\n"
     )
-    print(f"wrote {args.out.relative_to(ROOT) if args.out.is_relative_to(ROOT) else args.out}")
+    print(f"wrote {out}")
     return 0
 
 

@@ -124,7 +124,9 @@ class GrpcSearch(ServiceClient):
                 path_prefix=path_prefix, languages=[language] if language else []
             ),
         )
-        return to_json(await self.call("Search", request, timeout))
+        reply = await self.call("Search", request, timeout)
+        reply.ClearField("off_topic")  # the relevance gate's input, not part of the search API's answer
+        return to_json(reply)
 
     async def find_symbols_json(self, repo: str, name: str, match: str, limit: int, timeout: float) -> JSON:
         request = search_pb2.FindSymbolsRequest(

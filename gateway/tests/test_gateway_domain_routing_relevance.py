@@ -766,6 +766,10 @@ def test_the_search_models_reading_cues_a_prompt_from_its_threshold_on(prompt: s
         "why does parse_config drop the last key",  # an identifier
         "what is in src/app/settings.py",  # a path
         "is any of this thread-safe",  # a code word and a pointing word
+        "hey, happy monday! where do we decide who gets a discount",  # a greeting sways the reading
+        "give me the lay of the land",  # an architecture question
+        "can you clean this up a bit",  # a change asked of what is on screen
+        "translate the error messages of the parser into german",  # cue words beside a code word
     ],
 )
 def test_the_search_model_is_not_heard_on_names_paths_or_code_pointed_at(prompt: str) -> None:

@@ -166,3 +166,16 @@ async def test_the_search_adapter_passes_the_models_reading_only_when_search_sen
         search.call = Reply(reply)  # type: ignore[method-assign]
         found = await search.search("repo", "q", 10, 1.0)
         assert found.hits == [] and found.off_topic == expected
+
+
+async def test_the_search_api_answer_leaves_the_models_reading_out() -> None:
+    from gateway.adapters.grpc_backends import GrpcSearch
+    from reporecall.search.v1 import search_pb2
+
+    async def reply(method: str, request: object, timeout: float) -> search_pb2.SearchResponse:
+        return search_pb2.SearchResponse(off_topic=0.75)
+
+    search = GrpcSearch.__new__(GrpcSearch)  # the translation only; the channel is not under test
+    search.call = reply  # type: ignore[method-assign]
+    answer = await search.search_json("repo", "q", 10, "hybrid", "", "", 1.0)
+    assert "offTopic" not in answer and "off_topic" not in answer

@@ -14,7 +14,7 @@ from reporecall.search.v1 import search_pb2_grpc
 from services.search import metrics
 from services.search.adapters.sqlite_embedding_store import SqliteEmbeddingStore
 from services.search.adapters.sqlite_feedback_store import SqliteFeedbackStore
-from services.search.domain.topicality import OffTopicModel
+from services.search.domain.topicality import BUNDLED_MODEL, OffTopicModel
 from services.search.engine import EngineOptions, SearchEngine
 from services.search.ports import Embedder, KeywordIndex, VectorIndex
 from services.search.servicer import SERVICE_NAME, SearchServicer
@@ -115,6 +115,7 @@ def build_embedder(
 
 def build_engine(settings: SearchSettings) -> SearchEngine:
     data_dir = settings.data_dir
+    off_topic = load_off_topic_model(settings.off_topic_model)  # before any store is opened
     keyword = TimedStore(
         build_keyword_index(settings.keyword_url, data_dir, settings.meili_api_key.get_secret_value()),
         "keyword",
@@ -148,8 +149,26 @@ def build_engine(settings: SearchSettings) -> SearchEngine:
         EngineOptions(backfill_batch=settings.embed_batch),
         query_embedder,
         feedback,
-        OffTopicModel.load() if query_embedder is not None else None,
+        # Its weights read only the vectors of the embedder it was trained on.
+        off_topic if off_topic and query_embedder and off_topic.embedder == query_embedder.name else None,
     )
+
+
+def load_off_topic_model(setting: str) -> OffTopicModel | None:
+    """REPORECALL_OFF_TOPIC_MODEL: the bundled model (""), another file (an absolute path) or none."""
+    if setting.strip().lower() == "none":
+        return None
+    path = Path(setting.strip()) if setting.strip() else BUNDLED_MODEL
+    if not path.is_absolute():
+        raise ConfigError(
+            "REPORECALL_OFF_TOPIC_MODEL", f"{setting!r} is not an absolute path", "give one, or none"
+        )
+    try:
+        return OffTopicModel.load(path)
+    except ValueError as exc:
+        raise ConfigError(
+            "REPORECALL_OFF_TOPIC_MODEL", str(exc), "restore it, re-run tools/train_off_topic.py, or set none"
+        ) from None
 
 
 def bootstrap(settings: SearchSettings) -> ServiceParts:

@@ -75,7 +75,7 @@ class SearchEngine:
         options: EngineOptions | None = None,
         query_embedder: Embedder | None = None,
         feedback: FeedbackStore | None = None,
-        off_topic: OffTopicModel | None = None,
+        off_topic_model: OffTopicModel | None = None,
     ) -> None:
         if (vector is None) != (embedder is None) or (vector is not None and store is None):
             raise ValueError("vectors need a vector index, an embedder and an embedding store together")
@@ -86,7 +86,7 @@ class SearchEngine:
         self.query_embedder = query_embedder or embedder
         self.store = store
         self.feedback_store = feedback
-        self.off_topic = off_topic  # reads the query vector: how likely the query is not about code
+        self.off_topic_model = off_topic_model  # reads the query vector: how likely it is not about code
         self.options = options or EngineOptions()
         self.progress = BackfillProgress()
         self._write_lock = threading.RLock()
@@ -238,9 +238,14 @@ class SearchEngine:
         return SearchResult(hits=hits, partial=partial, off_topic=self._off_topic(query_vector))
 
     def _off_topic(self, query_vector: Vector | None) -> float | None:
-        if self.off_topic is None or query_vector is None or self.query_embedder is None:
+        """The model's reading of the query vector; None without one. Advisory: it never fails a search."""
+        if self.off_topic_model is None or query_vector is None or self.query_embedder is None:
             return None
-        return self.off_topic.probability(self.query_embedder.name, query_vector)
+        try:
+            return self.off_topic_model.probability(self.query_embedder.name, query_vector)
+        except Exception as exc:  # a reading is advice for the gateway's gate; the hits are the answer
+            log.warning("off_topic_reading_failed", error=str(exc))
+            return None
 
     def _intent(self, query: str, repo: str) -> QueryIntent:
         """The query's intent, with its test words checked against what the repo's own code talks about."""

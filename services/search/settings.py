@@ -20,6 +20,10 @@ class SearchSettings(ServiceSettings):
     # openai+http(s)://host:port/v1?model=NAME for an OpenAI-compatible server, or "none" (keyword-only).
     embedder: str = ""
     embedder_api_key: SecretStr = SecretStr("")
+    # The off-topic model that reads each query vector (services/search/README "Off-topic reading"): "" =
+    # the bundled one, an absolute path to another file made by tools/train_off_topic.py, or "none" (the
+    # gateway's relevance gate then decides by its rules alone).
+    off_topic_model: str = ""
     # CPU threads of the background embedder (the query embedder always uses one).
     embed_threads: int = Field(default=2, ge=1, le=16)
     # Chunks embedded per batch by the backfill.

@@ -22,7 +22,7 @@ def test_router_skips_gate_skips_model_cues_and_code_prompts_are_told_apart(tmp_
         NumpyVectorIndex(tmp_path / "v.db", embedder.dimension),
         embedder,
         SqliteEmbeddingStore(tmp_path / "e.db"),
-        off_topic=OffTopicModel(embedder.name, chat, -4.0),
+        off_topic_model=OffTopicModel(embedder.name, chat, -4.0),
     )
     engine.upsert_file("lib", "src/cache.py", [chunk("evict_entries", "src/cache.py", repo="lib")])
     engine.backfill_once()

@@ -109,6 +109,7 @@ _ANY_PHRASE = (
 )
 _CONVERSATIONAL = re.compile(rf"^{_SEP}(?:{_ANY_PHRASE}{_SEP})*+$")
 _NON_TEXT = re.compile(r"[^\w\s'’,.!?;:\-–—…()\"*:]+")  # emoji and symbols are ignored
+_OPENING = re.compile(rf"^{_SEP}(?:{_SKIP_PHRASES})(?!\w)", re.VERBOSE)
 
 # Claude Code's built-in commands that are about the session, not the code.
 _META_COMMANDS = words(
@@ -123,6 +124,11 @@ _COMMAND_ROUTES = {
     "security-review": RouteName.LOOKUP,
 }
 SLASH_COMMAND = re.compile(r"^/([a-z][\w:-]*)\b\s*(.*)$", re.DOTALL | re.IGNORECASE)
+
+
+def opens_with_courtesy(text: str) -> bool:
+    """The prompt opens with a greeting, thanks or praise ("hey, happy monday! where do we…")."""
+    return bool(_OPENING.match(text.lower()))
 
 
 def classify_command(command: str, args: str) -> Route | None:

@@ -422,6 +422,12 @@ def cue_matches(category: str, text: str) -> list[str]:
     return [m.group(0) for m in _CUE_RES[category].finditer(lower(text))]
 
 
+def has_cue(text: str) -> bool:
+    """Some off-topic cue's words are in the prompt, whatever signs of code are beside them."""
+    lowered = lower(text)
+    return any(pattern.search(lowered) for pattern in _CUE_RES.values())
+
+
 def without_cues(text: str) -> str:
     """The prompt without the words of any cue: "in this session" or "answer in french" says what the
     prompt is about (the exchange), so the repo naming a `session` or an `answer` is no evidence."""

@@ -8,6 +8,9 @@ import re
 from gateway.domain.routing.route import Route, RouteName
 from gateway.domain.routing.words import WORD_STOP, words
 
+# The reason a prompt asking to change the code carries ("can you clean this up", "make it faster").
+CHANGE_REQUEST = "change request"
+
 _FAIL_WORDS = (
     r"fail\w*|crash\w*|break\w*|broke|error\w*|throw\w*|rais\w+|hang\w*|slow\w*|empty|null|none|nil|undefined|"
     r"nan|wrong|missing|skip\w*|duplicat\w*|twice|never|always|instead|differ\w*|stale|lost|disappear\w*|"
@@ -195,11 +198,12 @@ _RULES: dict[RouteName, list[tuple[float, str, str]]] = {
         ),
         (
             1.5,
-            "change request",
+            CHANGE_REQUEST,
             # Each lead-in word owns the separators before it, so a run of them parses one way only.
-            r"^(?:\W*(?:ok|okay|now|so|then|and|please|pls|can\s+you|could\s+you|let'?s|thanks)\b)*\W*(?:add|create|"
-            r"write|implement|refactor|rename|move|extract|update|change|modify|remove|delete|replace|convert|"
-            r"bump|make|use|clean|generate|document|migrate|split|merge|wire|expose|introduce|support|drop)\b",
+            r"^(?:\W*(?:ok|okay|now|so|then|and|please|pls|can\s+(?:you|we)|could\s+(?:you|we)|let'?s|thanks)\b)*"
+            r"\W*(?:add|create|write|implement|refactor|rename|move|extract|update|change|modify|remove|delete|"
+            r"replace|convert|bump|make|use|clean|tidy|simplify|optimi[sz]e|speed\s+up|generate|document|migrate|"
+            r"split|merge|wire|expose|introduce|support|drop)\b",
         ),
         (
             1.0,

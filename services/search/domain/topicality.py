@@ -18,7 +18,7 @@ import numpy as np
 BUNDLED_MODEL = Path(__file__).resolve().parents[1] / "data" / "off_topic.json"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class OffTopicModel:
     embedder: str  # the name of the embedder whose vectors the weights read
     weights: np.ndarray
@@ -46,4 +46,9 @@ class OffTopicModel:
         """P(off-topic) of a query embedded by `embedder`; None when the model does not read its vectors."""
         if embedder != self.embedder or vector.shape != self.weights.shape:
             return None
-        return 1.0 / (1.0 + math.exp(-(float(vector @ self.weights) + self.bias)))
+        score = float(vector @ self.weights) + self.bias
+        if not math.isfinite(score):
+            return None
+        if score >= 0:  # the logistic function, without overflow at either end
+            return 1.0 / (1.0 + math.exp(-score))
+        return math.exp(score) / (1.0 + math.exp(score))

@@ -42,6 +42,27 @@ def test_vectors_of_another_embedder_or_size_get_no_reading() -> None:
     assert model.probability("other", np.ones(4, np.float32)) is None
     assert model.probability("e", np.ones(3, np.float32)) is None
     assert model.probability("e", np.zeros(4, np.float32)) == pytest.approx(0.5)
+    assert model.probability("e", np.array([np.nan, 0, 0, 0], np.float32)) is None
+
+
+def test_scores_far_out_at_either_end_read_0_or_1_without_overflow() -> None:
+    model = OffTopicModel("e", np.full(4, 1000.0, np.float32), 0.0)
+    assert model.probability("e", np.ones(4, np.float32)) == pytest.approx(1.0)
+    assert model.probability("e", -np.ones(4, np.float32)) == pytest.approx(0.0)
+
+
+def test_a_reading_that_fails_loses_the_reading_not_the_search(tmp_path: Path) -> None:
+    class Broken(OffTopicModel):
+        def probability(self, embedder: str, vector: np.ndarray) -> float | None:
+            raise RuntimeError("broken (test)")
+
+    embedder = WordHashEmbedder()
+    engine = _engine(tmp_path, Broken(embedder.name, np.ones(embedder.dimension, np.float32), 0.0), embedder)
+    try:
+        found = engine.search("parse config keys", REPO)
+        assert found.off_topic is None and [h.chunk.name for h in found.hits] == ["parse_config"]
+    finally:
+        engine.close()
 
 
 @pytest.mark.parametrize(
@@ -67,6 +88,7 @@ def test_the_bundled_model_reads_chat_as_off_topic_and_questions_about_code_as_n
     """Prompts written for this test (in none of the training sets), one clear case per kind."""
     from services.search.adapters.onnx_embedder import OnnxEmbedder
     from services.search.bootstrap import QUERY_TOKENS
+    from services.search.domain.embedding_text import query_for_embedding
 
     embedder, model = OnnxEmbedder(max_tokens=QUERY_TOKENS), OffTopicModel.load(BUNDLED_MODEL)
     off = [
@@ -79,7 +101,9 @@ def test_the_bundled_model_reads_chat_as_off_topic_and_questions_about_code_as_n
         "where is the retry loop of the http client and how long does it back off",
         "add a unit test for the date parser covering leap years",
     ]
-    read = {t: model.probability(embedder.name, embedder.embed([t])[0]) for t in off + code}
+    read = {
+        t: model.probability(embedder.name, embedder.embed([query_for_embedding(t)])[0]) for t in off + code
+    }
     assert None not in read.values(), read
     assert all((read[t] or 0.0) > 0.5 for t in off), read
     assert all((read[t] or 1.0) < 0.5 for t in code), read
@@ -91,7 +115,7 @@ def _engine(tmp_path: Path, model: OffTopicModel | None, embedder: WordHashEmbed
         NumpyVectorIndex(tmp_path / "v.db", embedder.dimension),
         embedder,
         SqliteEmbeddingStore(tmp_path / "e.db"),
-        off_topic=model,
+        off_topic_model=model,
     )
     engine.upsert_file(REPO, "src/app.py", [chunk("parse_config", repo=REPO)])
     engine.backfill_once()
