@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 
 from gateway.domain.routing import RouteName, classify
-from gateway.domain.routing.cues import has_code_signal, off_topic_cue
+from gateway.domain.routing.cues import NO_CODE, has_code_signal, off_topic_cue
 from gateway.domain.routing.relevance import (
     MODEL_OFF_TOPIC,
     MODEL_OFF_TOPIC_SURE,
@@ -24,7 +24,7 @@ from gateway.domain.routing.relevance import (
     with_model_cue,
 )
 from gateway.domain.routing.seeds import lookup_limit, specific_definitions
-from gateway.domain.routing.words import content_stems
+from gateway.domain.routing.words import content_stems, mostly_english
 from gateway.tests.fakes import make_chunk
 from kit.domain import Chunk, ChunkKind
 
@@ -784,3 +784,37 @@ def test_a_cue_of_its_own_a_follow_up_or_a_skip_is_left_as_it_is() -> None:
         assert with_model_cue(route, prompt, 0.999) == route
     follow_up = replace(classify("what should i cook tonight"), follow_up=True)
     assert with_model_cue(follow_up, "what should i cook tonight", 0.999) == follow_up
+
+
+@pytest.mark.parametrize(
+    ("text", "english"),
+    [
+        ("where is the route context reset", True),
+        ("make it faster", True),
+        ("is it bad to drink coffee on an empty stomach", True),
+        ("Wie wertet pytest die Bedingung in skipif aus, wenn sie als String angegeben ist?", False),
+        ("¿se puede cambiar cuándo se ejecutan las reacciones?", False),
+        ("où est chargé le modèle d'embedding", False),
+        ("как парсер отличает 0x1F от обычного десятичного числа", False),
+    ],
+)
+def test_a_prompt_in_another_language_is_told_from_english(text: str, english: bool) -> None:
+    assert mostly_english(text) is english
+
+
+def test_french_and_italian_elisions_leave_the_word_after_them() -> None:
+    assert content_stems("le modèle d'embedding et l'index") == content_stems("modèle embedding index")
+    assert content_stems("it's what's don't") == ()  # English contractions stay out
+
+
+def test_a_prompt_in_another_language_is_kept_on_one_word_the_code_names() -> None:
+    """Its other words cannot name the code's English names; the model's reading of it is not heard."""
+    prompt = "wie funktioniert retryWhen genau, wenn der Fehler sofort kommt und die Quelle neu startet"
+    route = replace(classify(prompt), off_topic=NO_CODE)
+    assert not gate(route, prompt, HIT_NAMES).skip
+    assert gate(route, "wie wird das Wetter morgen in Berlin, regnet es wieder", HIT_NAMES).skip  # names none
+    russian = "как парсер отличает шестнадцатеричные числа от десятичных"
+    plain = classify(russian)
+    assert not plain.off_topic and plain.name is not RouteName.SKIP
+    assert with_model_cue(plain, russian, 0.99) == plain
+    assert with_model_cue(plain, "how to cook rice without a cooker", 0.99).off_topic  # English: heard

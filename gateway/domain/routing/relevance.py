@@ -57,7 +57,7 @@ from gateway.domain.routing.cues import (
 )
 from gateway.domain.routing.intents import CHANGE_REQUEST
 from gateway.domain.routing.route import Route, RouteName
-from gateway.domain.routing.words import MIN_STEM, content_stems, stem
+from gateway.domain.routing.words import MIN_STEM, content_stems, mostly_english, stem
 from kit.text import code_words, split_identifier
 
 # The top hits whose names are read for evidence.
@@ -127,8 +127,8 @@ def with_model_cue(route: Route, text: str, off_topic: float | None) -> Route:
         return route
     if off_topic is None or off_topic < MODEL_OFF_TOPIC or has_hard_code_signal(text, route.seeds):
         return route
-    if opens_with_courtesy(text):  # a greeting sways the model's reading of the whole prompt
-        return route
+    if opens_with_courtesy(text) or not mostly_english(text):  # a greeting sways the reading; the embedder
+        return route  # reads English (a Russian question about the parser read 0.76)
     code_word, pointing = has_strong_code_signal(text, route.seeds), points_back(text)
     if code_word and (pointing or has_cue(text)):
         return route
@@ -200,6 +200,8 @@ def gate(
     named, share = f"{route.off_topic} cue, the repo names {', '.join(matched)}", len(matched) / len(stems)
     if route.off_topic in ONE_WORD_ENOUGH:  # "I'm so tired. Why does numbering jump by ten?"
         return GateVerdict(False, f"{named}, beside the {route.off_topic} cue", matched)
+    if route.off_topic in _NO_SIGN and not mostly_english(text):  # "Wie wertet pytest die Bedingung in
+        return GateVerdict(False, f"{named}, in a prompt not in English", matched)  # skipif aus?": 3 of 9
     if route.off_topic in _NO_SIGN and BEHAVIOUR_ASK.search(lower(text)):
         return GateVerdict(False, f"{named}, asked the way one asks about code", matched)
     if similar is not None and similar < SIMILAR_FLOOR:  # "a normal resting heart rate": rest, rate

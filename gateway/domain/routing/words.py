@@ -36,6 +36,7 @@ NOT_CONTENT = WORD_STOP | GENERIC_WORDS
 # The shortest word stem that can name something.
 MIN_STEM = 3
 _WORD = re.compile(r"[a-z][a-z']+")
+_ELISION = re.compile(r"^(?:qu|[cdjlmnst])'(?=[a-z]{3})")
 
 
 # Chat fillers: never content.
@@ -50,7 +51,7 @@ def content_stems(text: str) -> tuple[str, ...]:
     words, no contractions ("isn't", "what's"), no inflection of a generic word ("working")."""
     stems: dict[str, None] = {}
     for word in _WORD.findall(text.lower().replace("’", "'")):
-        word = word.strip("'")
+        word = _ELISION.sub("", word.strip("'"))  # French/Italian "d'embedding", "l'indice": the word after
         if word in NOT_CONTENT or word in FILLERS or "'" in word or _inflects_generic(word):
             continue
         root = stem(word)
@@ -81,3 +82,27 @@ def _inflects_generic(word: str) -> bool:
         if word.endswith(suffix) and word[: -len(suffix)] + restore in NOT_CONTENT:
             return True
     return False
+
+
+# Function words of the languages developers most often write in besides English (de, fr, es, pt, it, nl).
+_FOREIGN_FUNCTION_WORDS = words(
+    """der die das und ist nicht wie wird ein eine mit auf auch wenn sie ich wir bei oder noch
+    le la les des est et une dans pour pas que qui sur avec il elle ce cette sont du au aux
+    el los las es y un una en por para con como qué cuando se lo su sus del al
+    o os um uma não é com para como quando se do da dos das ao
+    il gli della che di è e per non una con come quando sono
+    de het een en is niet van voor met wat hoe wanneer zijn op"""
+)
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
+def mostly_english(text: str) -> bool:
+    """Is the prompt written in English (the language of the code's names and of the bundled embedder)?
+    Not when most of its words hold non-ASCII letters (Cyrillic, Japanese…), or when it has more function
+    words of German, French, Spanish, Portuguese, Italian or Dutch than of English."""
+    found = _LETTERS.findall(text.lower())
+    if not found:
+        return True
+    if sum(not w.isascii() for w in found) * 2 > len(found):
+        return False
+    return sum(w in _FOREIGN_FUNCTION_WORDS for w in found) <= sum(w in WORD_STOP for w in found)
