@@ -746,7 +746,7 @@ def test_the_assistants_plan_is_about_the_assistant() -> None:
 @pytest.mark.parametrize(
     ("prompt", "needed"),
     [
-        ("my car makes a weird noise when braking", MODEL_OFF_TOPIC),  # no sign of code at all
+        ("a birthday poem for my colleague who loves Rust", MODEL_OFF_TOPIC),  # no sign of code at all
         ("lost the key to my bike lock, any trick?", MODEL_OFF_TOPIC_SURE),  # a code word
         ("that answer was way too long", MODEL_OFF_TOPIC_SURE),  # pointing back
     ],
@@ -818,3 +818,30 @@ def test_a_prompt_in_another_language_is_kept_on_one_word_the_code_names() -> No
     assert not plain.off_topic and plain.name is not RouteName.SKIP
     assert with_model_cue(plain, russian, 0.99) == plain
     assert with_model_cue(plain, "how to cook rice without a cooker", 0.99).off_topic  # English: heard
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "which is better?",  # no content word: nothing for the gate to judge
+        "how come?",
+        "Ok so some context first: I spent the whole weekend at my parents' place helping them move "
+        "furniture. Anyway, where do we validate the request body?",  # longer than the embedding reads
+    ],
+)
+def test_the_search_model_is_not_heard_on_a_prompt_it_read_in_part_or_with_nothing_to_judge(prompt: str) -> None:
+    route = classify(prompt)
+    assert with_model_cue(route, prompt, 0.999) == route
+
+
+def test_a_bug_report_needs_the_sure_reading() -> None:
+    prompt = "the dates are off by one day"
+    route = classify(prompt)
+    assert route.name is RouteName.BUG and not route.off_topic
+    assert with_model_cue(route, prompt, MODEL_OFF_TOPIC_SURE - 0.01) == route
+    assert with_model_cue(route, prompt, MODEL_OFF_TOPIC_SURE).off_topic == READS_OFF_TOPIC
+
+
+def test_a_short_prompt_with_more_foreign_than_english_function_words_is_not_english() -> None:
+    assert not mostly_english("warum ist checkout so langsam")  # "so" is English too: 1 against 1
+    assert mostly_english("why does the worker die")  # "die" is German too, the rest is English

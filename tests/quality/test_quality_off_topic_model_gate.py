@@ -24,7 +24,15 @@ ABOUT_THE_CODE = [
     "make it faster",
     "can we simplify this",
     "is any of this thread-safe",
+    # a second review's (2026-12-04): nothing to judge, read in part, another language
+    "which is better?",
+    "how come?",
+    "Ok so some context first: I spent the whole weekend at my parents' place helping them move furniture, "
+    "drove back late Sunday night and barely slept. Anyway, why are refunds slow?",
+    "warum ist checkout so langsam",
 ]
+# Kept on the shipped model's own reading (a bug report needs a sure one): everyday words for a symptom.
+READ_AS_CODE = ["the dates are off by one day", "the time is wrong by an hour", "why did I get charged twice"]
 # Read as code by the rules (no cue), skipped once the model reads them.
 CHAT = ["lost the key to my bike lock, any trick?", "let's pick this up tomorrow, good night"]
 
@@ -55,6 +63,11 @@ async def _route(prompt: str, off_topic: float | None) -> str:
 async def test_a_prompt_about_the_code_is_kept_whatever_the_model_reads(reading, prompt: str) -> None:
     assert await _route(prompt, reading(prompt)) != "skip"
     assert await _route(prompt, 0.999) != "skip"  # even a model sure of the opposite
+
+
+@pytest.mark.parametrize("prompt", READ_AS_CODE)
+async def test_a_symptom_in_everyday_words_is_kept_on_the_models_reading(reading, prompt: str) -> None:
+    assert await _route(prompt, reading(prompt)) != "skip", reading(prompt)
 
 
 @pytest.mark.parametrize("prompt", CHAT)

@@ -98,6 +98,10 @@ READS_OFF_TOPIC = "reads off-topic"
 # "can you say that again more simply") mostly reads 0.93–0.99.
 MODEL_OFF_TOPIC = 0.6
 MODEL_OFF_TOPIC_SURE = 0.93
+# The search service embeds a long prompt's first 16 content words only: past this many words the reading
+# may miss the question ("Ok so some context first: I spent the weekend … Anyway, where do we validate the
+# request body?" read 0.98).
+MODEL_READS_WORDS = 16
 # Cues judged by every word against the hits' names and text: the rules saw no sign of code, or the model
 # read a prompt with at most one as off-topic.
 _NO_SIGN = frozenset({NO_CODE, READS_OFF_TOPIC})
@@ -116,16 +120,21 @@ def with_model_cue(route: Route, text: str, off_topic: float | None) -> Route:
     """A prompt the rules read as code that the search service's model reads as off-topic goes to the gate
     as one with no sign of code ("what tools do you have", "lost the key to my bike lock", "let's pick this
     up tomorrow"): its words, or a hit that reads like it, then have to name the repo's code. It takes
-    `MODEL_OFF_TOPIC`, or `MODEL_OFF_TOPIC_SURE` beside a code word or a word pointing back. Left as the
-    rules read them: a prompt with a cue of its own, a follow-up, a skip, an architecture question (its
-    words rarely name anything: "give me the lay of the land"), one with an identifier, a path or code
-    punctuation, one that opens with a greeting or thanks (which sways the model's reading of the whole
-    prompt: "hello! how are you today? why are refunds slow"), a change asked of what a word points at ("can
-    you clean this up a bit"), and a code word beside a pointing word or a cue's words — the rules already
-    weighed those ("is any of this thread-safe")."""
+    `MODEL_OFF_TOPIC`, or `MODEL_OFF_TOPIC_SURE` beside a code word, a word pointing back or in a bug
+    report. Left as the rules read them:
+    - a prompt longer than the embedding reads, or with no content word ("how come?", "which is better?");
+    - a cue of its own, a follow-up, a skip, an architecture question ("give me the lay of the land");
+    - an identifier, a path or code punctuation;
+    - a greeting or thanks at the start (it sways the reading: "hello! how are you? why are refunds slow")
+      or another language than English (the embedder's);
+    - a change asked of what a word points at ("can you clean this up a bit");
+    - a code word beside a pointing word or a cue's words: the rules weighed those ("is any of this
+      thread-safe")."""
     if route.off_topic or route.follow_up or route.name in (RouteName.SKIP, RouteName.ARCHITECTURE):
         return route
     if off_topic is None or off_topic < MODEL_OFF_TOPIC or has_hard_code_signal(text, route.seeds):
+        return route
+    if len(text.split()) > MODEL_READS_WORDS or not content_stems(text):  # read in part, or nothing to judge
         return route
     if opens_with_courtesy(text) or not mostly_english(text):  # a greeting sways the reading; the embedder
         return route  # reads English (a Russian question about the parser read 0.76)
@@ -134,7 +143,8 @@ def with_model_cue(route: Route, text: str, off_topic: float | None) -> Route:
         return route
     if pointing and CHANGE_REQUEST in route.reasons:  # "can you clean this up": an edit of what is on screen
         return route
-    if off_topic < (MODEL_OFF_TOPIC_SURE if code_word or pointing else MODEL_OFF_TOPIC):
+    sign = code_word or pointing or route.name is RouteName.BUG  # a bug report is a sign of code to the rules
+    if off_topic < (MODEL_OFF_TOPIC_SURE if sign else MODEL_OFF_TOPIC):
         return route
     reason = f"model: off-topic {off_topic:.2f}"
     return replace(route, off_topic=READS_OFF_TOPIC, reasons=(*route.reasons, reason))

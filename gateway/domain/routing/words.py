@@ -36,7 +36,7 @@ NOT_CONTENT = WORD_STOP | GENERIC_WORDS
 # The shortest word stem that can name something.
 MIN_STEM = 3
 _WORD = re.compile(r"[a-z][a-z']+")
-_ELISION = re.compile(r"^(?:qu|[cdjlmnst])'(?=[a-z]{3})")
+_ELISION = re.compile(r"^(?:qu|[cdjlmnst])'(?=[a-z]{4})")
 
 
 # Chat fillers: never content.
@@ -93,16 +93,19 @@ _FOREIGN_FUNCTION_WORDS = words(
     il gli della che di è e per non una con come quando sono
     de het een en is niet van voor met wat hoe wanneer zijn op"""
 )
+_FOREIGN_ONLY = _FOREIGN_FUNCTION_WORDS - WORD_STOP
 _LETTERS = re.compile(r"[^\W\d_]+")
 
 
 def mostly_english(text: str) -> bool:
     """Is the prompt written in English (the language of the code's names and of the bundled embedder)?
     Not when most of its words hold non-ASCII letters (Cyrillic, Japanese…), or when it has more function
-    words of German, French, Spanish, Portuguese, Italian or Dutch than of English."""
+    words of German, French, Spanish, Portuguese, Italian or Dutch (not English words too) than of English,
+    and at least one ("warum ist checkout so langsam")."""
     found = _LETTERS.findall(text.lower())
     if not found:
         return True
     if sum(not w.isascii() for w in found) * 2 > len(found):
         return False
-    return sum(w in _FOREIGN_FUNCTION_WORDS for w in found) <= sum(w in WORD_STOP for w in found)
+    foreign = sum(w in _FOREIGN_ONLY for w in found)  # "is", "in", "a" are English too
+    return foreign == 0 or foreign < sum(w in WORD_STOP for w in found)
