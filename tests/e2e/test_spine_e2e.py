@@ -154,14 +154,38 @@ def test_unknown_store_url_scheme_stops_startup_with_one_clear_line(tmp_path: Pa
     )
 
 
-def test_port_in_use_stops_startup_naming_the_setting(tmp_path: Path) -> None:
-    with socket.socket() as blocker:
+def _free(port: int) -> bool:
+    with socket.socket() as probe:
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def _blocked_base() -> tuple[socket.socket, int]:
+    """A listening socket on base+3 (the search service's port) where the suite's other ports (base…base+15)
+    are free: on a busy machine an ephemeral port's neighbours may be taken, and then `up` rightly names
+    another setting first."""
+    for _ in range(50):  # bounded
+        blocker = socket.socket()
         blocker.bind(("127.0.0.1", 0))
         blocker.listen()
-        base = blocker.getsockname()[1] - 3  # the search service listens on base+3
+        base = blocker.getsockname()[1] - 3
+        if base > 1024 and all(_free(port) for port in range(base, base + 16) if port != base + 3):
+            return blocker, base
+        blocker.close()
+    pytest.fail("no block of 16 free ports around an ephemeral port in 50 tries")
+
+
+def test_port_in_use_stops_startup_naming_the_setting(tmp_path: Path) -> None:
+    blocker, base = _blocked_base()
+    with blocker:
         result = _up(tmp_path, "--base-port", str(base))
     assert result.returncode != 0
-    assert "REPORECALL_LISTEN=127.0.0.1:" in result.stderr and "in use" in result.stderr, result.stderr
+    assert f"REPORECALL_LISTEN=127.0.0.1:{base + 3}" in result.stderr and "in use" in result.stderr, (
+        result.stderr
+    )
 
 
 def test_unusable_data_dir_stops_startup_naming_the_setting(tmp_path: Path) -> None:
