@@ -829,7 +829,9 @@ def test_a_prompt_in_another_language_is_kept_on_one_word_the_code_names() -> No
         "furniture. Anyway, where do we validate the request body?",  # longer than the embedding reads
     ],
 )
-def test_the_search_model_is_not_heard_on_a_prompt_it_read_in_part_or_with_nothing_to_judge(prompt: str) -> None:
+def test_the_search_model_is_not_heard_on_a_prompt_it_read_in_part_or_with_nothing_to_judge(
+    prompt: str,
+) -> None:
     route = classify(prompt)
     assert with_model_cue(route, prompt, 0.999) == route
 
@@ -845,3 +847,22 @@ def test_a_bug_report_needs_the_sure_reading() -> None:
 def test_a_short_prompt_with_more_foreign_than_english_function_words_is_not_english() -> None:
     assert not mostly_english("warum ist checkout so langsam")  # "so" is English too: 1 against 1
     assert mostly_english("why does the worker die")  # "die" is German too, the rest is English
+
+
+STORY = (
+    "Ok so some context first: we had a big family dinner on Sunday, my uncle talked about his garden the "
+    "whole evening and I barely slept. Anyway, "
+)
+
+
+def test_a_question_after_a_long_preamble_is_judged_by_the_sentence_it_ends_on() -> None:
+    """The embedding reads the preamble only (so its low similarity is no evidence), and the story dilutes
+    the share of named words; the ask at the end names the code."""
+    prompt = STORY + "when does the subscriber unsubscribe on retry?"
+    route = replace(classify(prompt), off_topic=NO_CODE)
+    verdict = gate(route, prompt, HIT_NAMES, vector_scores=[0.15])
+    assert not verdict.skip and "it ends on" in verdict.reason
+    chat = STORY + "what should I cook tonight?"
+    assert gate(replace(classify(chat), off_topic=NO_CODE), chat, HIT_NAMES, vector_scores=[0.15]).skip
+    short = "how do i unsubscribe from a newsletter"  # read whole: its low similarity still counts
+    assert gate(replace(classify(short), off_topic=NO_CODE), short, HIT_NAMES, vector_scores=[0.15]).skip

@@ -105,6 +105,7 @@ MODEL_READS_WORDS = 16
 # Cues judged by every word against the hits' names and text: the rules saw no sign of code, or the model
 # read a prompt with at most one as off-topic.
 _NO_SIGN = frozenset({NO_CODE, READS_OFF_TOPIC})
+_SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
 
 
 @dataclass(frozen=True, slots=True)
@@ -134,7 +135,7 @@ def with_model_cue(route: Route, text: str, off_topic: float | None) -> Route:
         return route
     if off_topic is None or off_topic < MODEL_OFF_TOPIC or has_hard_code_signal(text, route.seeds):
         return route
-    if len(text.split()) > MODEL_READS_WORDS or not content_stems(text):  # read in part, or nothing to judge
+    if not _read_whole(text) or not content_stems(text):  # read in part, or nothing to judge
         return route
     if opens_with_courtesy(text) or not mostly_english(text):  # a greeting sways the reading; the embedder
         return route  # reads English (a Russian question about the parser read 0.76)
@@ -214,7 +215,7 @@ def gate(
         return GateVerdict(False, f"{named}, in a prompt not in English", matched)  # skipif aus?": 3 of 9
     if route.off_topic in _NO_SIGN and BEHAVIOUR_ASK.search(lower(text)):
         return GateVerdict(False, f"{named}, asked the way one asks about code", matched)
-    if similar is not None and similar < SIMILAR_FLOOR:  # "a normal resting heart rate": rest, rate
+    if similar is not None and similar < SIMILAR_FLOOR and _read_whole(text):  # "a normal resting heart rate"
         return GateVerdict(True, f"{named}, but nothing found reads like the prompt ({similar:.3f})", matched)
     if route.name is RouteName.BUG:  # a bug report names its code once; its symptoms are rarely names
         return GateVerdict(False, f"{named}, in a bug report", matched)
@@ -222,7 +223,27 @@ def gate(
         return GateVerdict(False, f"{named}: {len(matched)} of its {len(stems)} words", matched)
     if share >= COVERAGE and (route.off_topic not in _ABOUT_THE_EXCHANGE or len(matched) >= 2):
         return GateVerdict(False, f"{named}: {len(matched)} of its {len(stems)} words", matched)
+    asked = tuple(s for s in content_stems(_last_sentence(text)) if s in stems)  # the ask after a preamble
+    named_in_ask = tuple(s for s in asked if s in matched)
+    if len(asked) < len(stems) and len(named_in_ask) >= 2 and len(named_in_ask) >= COVERAGE * len(asked):
+        return GateVerdict(
+            False, f"{named}: {len(named_in_ask)} of the {len(asked)} words it ends on", matched
+        )
     return GateVerdict(True, f"{named}, only {len(matched)} of its {len(stems)} words", matched)
+
+
+def _last_sentence(text: str) -> str:
+    """The prompt's last sentence: after a preamble ("…drove back late and barely slept. Anyway, why are
+    cookies not signed?") the ask is at the end, and a long story dilutes its share of named words."""
+    sentences = [part for part in _SENTENCE_END.split(text.strip()) if part.strip()]
+    return sentences[-1] if sentences else text
+
+
+def _read_whole(text: str) -> bool:
+    """Did the prompt's embedding read all of it? The search service embeds a long prompt's head only, so
+    a question after a long preamble reads like the preamble ("…drove back late Sunday. Anyway, why are
+    cookies not signed?" read 0.13 against express)."""
+    return len(text.split()) <= MODEL_READS_WORDS
 
 
 def _everyday_sense(text: str, evidence: frozenset[str], similar: float | None) -> GateVerdict:
