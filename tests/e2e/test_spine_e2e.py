@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from cli.supervisor import port_in_use
 from tests.e2e.conftest import SPINE
 from tests.suite import Suite, wait_for
 
@@ -154,15 +155,6 @@ def test_unknown_store_url_scheme_stops_startup_with_one_clear_line(tmp_path: Pa
     )
 
 
-def _free(port: int) -> bool:
-    with socket.socket() as probe:
-        try:
-            probe.bind(("127.0.0.1", port))
-        except OSError:
-            return False
-    return True
-
-
 def _blocked_base() -> tuple[socket.socket, int]:
     """A listening socket on base+3 (the search service's port) where the suite's other ports (base…base+15)
     are free: on a busy machine an ephemeral port's neighbours may be taken, and then `up` rightly names
@@ -172,7 +164,7 @@ def _blocked_base() -> tuple[socket.socket, int]:
         blocker.bind(("127.0.0.1", 0))
         blocker.listen()
         base = blocker.getsockname()[1] - 3
-        if base > 1024 and all(_free(port) for port in range(base, base + 16) if port != base + 3):
+        if base > 1024 and not any(port_in_use(port) for port in range(base, base + 16) if port != base + 3):
             return blocker, base
         blocker.close()
     pytest.fail("no block of 16 free ports around an ephemeral port in 50 tries")
