@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 
+import grpc
 import numpy as np
 import xxhash
 
 from kit.domain import Chunk, ChunkKind
+from reporecall.search.v1 import search_pb2_grpc
 from services.search.domain.keywords import words
+from services.search.engine import SearchEngine
+from services.search.servicer import SearchServicer
 
 
 class WordHashEmbedder:
@@ -77,3 +82,20 @@ def chunk(
         doc=doc,
         is_test=is_test,
     )
+
+
+@asynccontextmanager
+async def served(engine: SearchEngine, workers: int = 2) -> AsyncIterator[search_pb2_grpc.SearchServiceStub]:
+    """The engine behind a SearchServicer on an in-process gRPC server (port 0), and a stub on it. The
+    servicer is closed afterwards; the engine stays the caller's."""
+    servicer = SearchServicer(engine, workers=workers)
+    server = grpc.aio.server()
+    search_pb2_grpc.add_SearchServiceServicer_to_server(servicer, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            yield search_pb2_grpc.SearchServiceStub(channel)
+    finally:
+        await server.stop(None)
+        servicer.close()

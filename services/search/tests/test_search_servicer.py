@@ -17,8 +17,7 @@ from services.search.adapters.sqlite_embedding_store import SqliteEmbeddingStore
 from services.search.adapters.sqlite_feedback_store import SqliteFeedbackStore
 from services.search.adapters.sqlite_keyword_index import SqliteKeywordIndex
 from services.search.engine import SearchEngine
-from services.search.servicer import SearchServicer
-from services.search.tests.search_fakes import WordHashEmbedder, chunk
+from services.search.tests.search_fakes import WordHashEmbedder, chunk, served
 
 REPO = "svc"
 
@@ -33,16 +32,9 @@ async def stub(tmp_path: Path) -> AsyncIterator[search_pb2_grpc.SearchServiceStu
         SqliteEmbeddingStore(tmp_path / "e.db"),
         feedback=SqliteFeedbackStore(tmp_path / "f.db"),
     )
-    servicer = SearchServicer(engine, workers=2)
-    server = grpc.aio.server()
-    search_pb2_grpc.add_SearchServiceServicer_to_server(servicer, server)
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    engine.start()
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-        yield search_pb2_grpc.SearchServiceStub(channel)
-    await server.stop(None)
-    servicer.close()
+    async with served(engine) as client:
+        engine.start()
+        yield client
     engine.close()
 
 
@@ -202,14 +194,8 @@ async def test_a_full_store_is_reported_as_resource_exhausted_with_the_cause(tmp
     (pages,) = keyword._writer.execute("PRAGMA page_count").fetchone()
     keyword._writer.execute(f"PRAGMA max_page_count = {pages}")
     engine = SearchEngine(keyword)
-    servicer = SearchServicer(engine, workers=1)
-    server = grpc.aio.server()
-    search_pb2_grpc.add_SearchServiceServicer_to_server(servicer, server)
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
     try:
-        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-            s = search_pb2_grpc.SearchServiceStub(channel)
+        async with served(engine, workers=1) as s:
             big = chunk("big", "big.py", repo=REPO, body="def big():\n" + "    x = 1\n" * 5000)
             with pytest.raises(grpc.aio.AioRpcError) as caught:
                 await s.UpsertFile(
@@ -222,8 +208,6 @@ async def test_a_full_store_is_reported_as_resource_exhausted_with_the_cause(tmp
             )  # reads still work, nothing half-written
             assert stats.chunks == 0
     finally:
-        await server.stop(None)
-        servicer.close()
         engine.close()
 
 

@@ -7,7 +7,6 @@ import json
 from collections.abc import AsyncIterator
 from pathlib import Path
 
-import grpc
 import numpy as np
 import pytest
 
@@ -18,8 +17,7 @@ from services.search.adapters.sqlite_keyword_index import SqliteKeywordIndex
 from services.search.domain.model import SearchMode
 from services.search.domain.topicality import BUNDLED_MODEL, OffTopicModel
 from services.search.engine import SearchEngine
-from services.search.servicer import SearchServicer
-from services.search.tests.search_fakes import WordHashEmbedder, chunk
+from services.search.tests.search_fakes import WordHashEmbedder, chunk, served
 
 REPO = "topic"
 
@@ -152,15 +150,8 @@ def test_a_model_for_another_embedder_gives_no_reading(tmp_path: Path) -> None:
 async def stub(request, tmp_path: Path) -> AsyncIterator[tuple[search_pb2_grpc.SearchServiceStub, bool]]:
     embedder = WordHashEmbedder()
     engine = _engine(tmp_path, prose_model(embedder) if request.param else None, embedder)
-    servicer = SearchServicer(engine, workers=2)
-    server = grpc.aio.server()
-    search_pb2_grpc.add_SearchServiceServicer_to_server(servicer, server)
-    port = server.add_insecure_port("127.0.0.1:0")
-    await server.start()
-    async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
-        yield search_pb2_grpc.SearchServiceStub(channel), request.param
-    await server.stop(None)
-    servicer.close()
+    async with served(engine) as client:
+        yield client, request.param
     engine.close()
 
 
