@@ -529,7 +529,9 @@ def test_large_budgets_are_held_by_the_character_cap(sizes, char, budget):
     assert count_tokens(result.text) <= budget
     total = sum(sizes)
     if total > 12_000 and budget >= 6_000 and char in {"a", "x = 1"}:
-        assert len(result.text) > 6_000  # the cap is used, not left idle
+        # the cap is used, not left idle while code is cut (a one-line chunk is shown trimmed, so the raw
+        # sizes may add up to more than ever needs the cap)
+        assert len(result.text) > 6_000 or not result.cut
 
 
 def test_plenty_of_code_fills_most_of_the_character_cap():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from gateway.domain.assembly import MemoryItem
+from gateway.domain.routing.relevance import MODEL_OFF_TOPIC_POINTED
 from gateway.ports import IndexStatus
 from gateway.tests.fakes import FakeBackends, make_chunk
 from gateway.tests.test_gateway_context_status import refreshed
@@ -138,10 +139,15 @@ async def test_the_search_model_alone_never_skips_a_prompt_whose_words_name_the_
     assert "charge_card" in result.text or "refund_order" in result.text
 
 
-async def test_the_search_model_is_not_heard_on_a_name_or_on_code_pointed_at() -> None:
+async def test_the_search_model_is_not_heard_on_a_name_and_only_when_near_certain_on_code_pointed_at() -> (
+    None
+):
     backends = FakeBackends(shop())
-    for prompt in ("why does charge_card retry twice", "is any of this thread-safe"):
-        backends.world.off_topic[prompt] = 0.99
+    for prompt, reading in (
+        ("why does charge_card retry twice", 0.999),
+        ("is any of this thread-safe", MODEL_OFF_TOPIC_POINTED - 0.01),
+    ):
+        backends.world.off_topic[prompt] = reading
         result = await build(service(backends), prompt)
         assert result.route != "skip" and "gate" not in result.signals, prompt
 

@@ -235,14 +235,15 @@ class SearchEngine:
         )
         full = {c.id: c for c in self.keyword.get_chunks(repo, [h.chunk.id for h in hits])}
         hits = [replace(h, chunk=full[h.chunk.id]) for h in hits if h.chunk.id in full]
-        return SearchResult(hits=hits, partial=partial, off_topic=self._off_topic(query_vector))
+        return SearchResult(hits=hits, partial=partial, off_topic=self._off_topic(query, query_vector))
 
-    def _off_topic(self, query_vector: Vector | None) -> float | None:
-        """The model's reading of the query vector; None without one. Advisory: it never fails a search."""
+    def _off_topic(self, query: str, query_vector: Vector | None) -> float | None:
+        """The model's reading of the query and its vector; None without one. Advisory: it never fails a
+        search."""
         if self.off_topic_model is None or query_vector is None or self.query_embedder is None:
             return None
         try:
-            return self.off_topic_model.probability(self.query_embedder.name, query_vector)
+            return self.off_topic_model.probability(self.query_embedder.name, query_vector, query)
         except Exception as exc:  # a reading is advice for the gateway's gate; the hits are the answer
             log.warning("off_topic_reading_failed", error=str(exc))
             return None

@@ -23,7 +23,6 @@ ABOUT_THE_CODE = [
     "can you clean this up a bit",
     "make it faster",
     "can we simplify this",
-    "is any of this thread-safe",
     # a second review's (2026-12-04): nothing to judge, read in part, another language
     "which is better?",
     "how come?",
@@ -31,10 +30,33 @@ ABOUT_THE_CODE = [
     "drove back late Sunday night and barely slept. Anyway, why are refunds slow?",
     "warum ist checkout so langsam",
 ]
-# Kept on the shipped model's own reading (a bug report needs a sure one): everyday words for a symptom.
-READ_AS_CODE = ["the dates are off by one day", "the time is wrong by an hour", "why did I get charged twice"]
-# Read as code by the rules (no cue), skipped once the model reads them.
-CHAT = ["lost the key to my bike lock, any trick?", "let's pick this up tomorrow, good night"]
+# Kept on the shipped model's own reading: everyday words for a symptom (a bug report needs a sure reading),
+# a code word pointed at (a near-certain one).
+READ_AS_CODE = [
+    "the dates are off by one day",
+    "the time is wrong by an hour",
+    "why did I get charged twice",
+    "is any of this thread-safe",
+    "why does this crash on the second call",
+    "so the key is stored where exactly",
+    "can this run in parallel with the other job",
+    # questions to the assistant about its own change (a review, 2026-12-04: they read 0.9+ while the
+    # model weighed "you" and "my" as words)
+    "what do you think of this approach",
+    "why did you remove that line",
+    "you introduced a bug",
+    "where did you put it",
+    "did you run it",
+    "my server won't start",
+]
+# Read as code by the rules (no cue), skipped once the model reads them (written for this test, in no
+# training set).
+CHAT = [
+    "lost the key to my bike lock, any trick?",
+    "let's pick this up tomorrow, good night",
+    "it's raining again, third day in a row",
+    "my phone screen cracked, is it worth fixing it",
+]
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +67,7 @@ def reading():
     from services.search.domain.topicality import OffTopicModel
 
     embedder, model = OnnxEmbedder(max_tokens=QUERY_TOKENS), OffTopicModel.load()
-    return lambda text: model.probability(embedder.name, embedder.embed([query_for_embedding(text)])[0])
+    return lambda text: model.probability(embedder.name, embedder.embed([query_for_embedding(text)])[0], text)
 
 
 async def _route(prompt: str, off_topic: float | None) -> str:

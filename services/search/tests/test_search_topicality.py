@@ -15,7 +15,7 @@ from services.search.adapters.numpy_vector_index import NumpyVectorIndex
 from services.search.adapters.sqlite_embedding_store import SqliteEmbeddingStore
 from services.search.adapters.sqlite_keyword_index import SqliteKeywordIndex
 from services.search.domain.model import SearchMode
-from services.search.domain.topicality import BUNDLED_MODEL, OffTopicModel
+from services.search.domain.topicality import BUNDLED_MODEL, OffTopicModel, word_features
 from services.search.engine import SearchEngine
 from services.search.tests.search_fakes import WordHashEmbedder, chunk, served
 
@@ -37,21 +37,21 @@ def test_the_bundled_model_reads_the_bundled_embedders_vectors() -> None:
 
 def test_vectors_of_another_embedder_or_size_get_no_reading() -> None:
     model = OffTopicModel("e", np.ones(4, np.float32), 0.0)
-    assert model.probability("other", np.ones(4, np.float32)) is None
-    assert model.probability("e", np.ones(3, np.float32)) is None
-    assert model.probability("e", np.zeros(4, np.float32)) == pytest.approx(0.5)
-    assert model.probability("e", np.array([np.nan, 0, 0, 0], np.float32)) is None
+    assert model.probability("other", np.ones(4, np.float32), "") is None
+    assert model.probability("e", np.ones(3, np.float32), "") is None
+    assert model.probability("e", np.zeros(4, np.float32), "") == pytest.approx(0.5)
+    assert model.probability("e", np.array([np.nan, 0, 0, 0], np.float32), "") is None
 
 
 def test_scores_far_out_at_either_end_read_0_or_1_without_overflow() -> None:
     model = OffTopicModel("e", np.full(4, 1000.0, np.float32), 0.0)
-    assert model.probability("e", np.ones(4, np.float32)) == pytest.approx(1.0)
-    assert model.probability("e", -np.ones(4, np.float32)) == pytest.approx(0.0)
+    assert model.probability("e", np.ones(4, np.float32), "") == pytest.approx(1.0)
+    assert model.probability("e", -np.ones(4, np.float32), "") == pytest.approx(0.0)
 
 
 def test_a_reading_that_fails_loses_the_reading_not_the_search(tmp_path: Path) -> None:
     class Broken(OffTopicModel):
-        def probability(self, embedder: str, vector: np.ndarray) -> float | None:
+        def probability(self, embedder: str, vector: np.ndarray, text: str = "") -> float | None:
             raise RuntimeError("broken (test)")
 
     embedder = WordHashEmbedder()
@@ -73,6 +73,9 @@ def test_a_reading_that_fails_loses_the_reading_not_the_search(tmp_path: Path) -
         json.dumps({"embedder": "e", "weights": [0.1, "x"], "bias": 0.0}),
         '{"embedder": "e", "weights": [0.1, NaN], "bias": 0.0}',
         '{"embedder": "e", "weights": [0.1], "bias": Infinity}',
+        '{"embedder": "e", "weights": [0.1], "bias": 0.0, "words": {"poem": NaN}}',
+        '{"embedder": "e", "weights": [0.1], "bias": 0.0, "words": {"poem": "x"}}',
+        '{"embedder": "e", "weights": [0.1], "bias": 0.0, "words": ["poem"]}',
     ],
 )
 def test_a_broken_model_file_is_refused_naming_it(tmp_path: Path, content: str) -> None:
@@ -80,6 +83,25 @@ def test_a_broken_model_file_is_refused_naming_it(tmp_path: Path, content: str) 
     path.write_text(content)
     with pytest.raises(ValueError, match="model.json"):
         OffTopicModel.load(path)
+
+
+def test_word_weights_add_up_over_the_root_of_the_querys_features() -> None:
+    assert word_features("Write me a Haiku") == {"write", "haiku", "write haiku"}  # "me", "a": no topic
+    assert word_features("what do you think of this approach") == {"think", "approach", "think approach"}
+    assert word_features("naïve café’s") == {"naïve", "café's", "naïve café's"}  # letters, apostrophes
+    assert word_features("the, of; it") == frozenset()
+    model = OffTopicModel("e", np.zeros(4, np.float32), 0.0, {"haiku": 2.0, "write haiku": 2.0})
+    assert model.word_score("write a haiku") == pytest.approx(4.0 / 3**0.5)  # 3 features, 2 known
+    assert model.word_score("the parser") == 0.0  # words no training prompt used weigh nothing
+    assert model.probability("e", np.zeros(4, np.float32), "") == pytest.approx(0.5)
+    assert (model.probability("e", np.zeros(4, np.float32), "write a haiku") or 0.0) > 0.9
+    assert OffTopicModel("e", np.zeros(4, np.float32), 0.0).word_score("a haiku") == 0.0  # a vector-only file
+
+
+def test_a_model_file_without_words_still_loads(tmp_path: Path) -> None:
+    path = tmp_path / "model.json"
+    path.write_text(json.dumps({"embedder": "e", "weights": [0.1, 0.2], "bias": 0.0}))
+    assert OffTopicModel.load(path).words == {}
 
 
 def test_the_bundled_model_reads_chat_as_off_topic_and_questions_about_code_as_not() -> None:
@@ -100,7 +122,8 @@ def test_the_bundled_model_reads_chat_as_off_topic_and_questions_about_code_as_n
         "add a unit test for the date parser covering leap years",
     ]
     read = {
-        t: model.probability(embedder.name, embedder.embed([query_for_embedding(t)])[0]) for t in off + code
+        t: model.probability(embedder.name, embedder.embed([query_for_embedding(t)])[0], t)
+        for t in off + code
     }
     assert None not in read.values(), read
     assert all((read[t] or 0.0) > 0.5 for t in off), read
