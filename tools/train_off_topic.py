@@ -20,14 +20,13 @@ once, in the first group that has it, so a text in two files never sits on both 
 set named with `--hold-out` (with its per-corpus code prompts) is left out of the model written to `--out`,
 to be measured blind (and no other report is printed). Otherwise each routing set is also predicted by a
 model fitted without it (leave one set out); its skip recall and highest code probability are printed:
-those are the honest figures; a set the model
-was fitted on says little about it.
+those are the honest figures; a set the model was fitted on says little about it.
 
-Word features: every word and adjacent word pair (`word_features`) used by at least `MIN_COUNT` training
-prompts, each prompt's features scaled to unit length and weighted `WORD_SCALE` against the embedding.
-Measured leave-one-set-out on the routing sets (2026-12-04): skip recall at p > 0.6 from 0.73–0.89 (the
-embedding alone) to 0.91–0.98, with as many or fewer code prompts above it; a word seen by one prompt
-only, or hashed buckets, generalised worse.
+Word features: every content word and adjacent pair of them (`word_features`: function words are left to
+the embedding) used by at least `MIN_COUNT` training prompts, each prompt's features scaled to unit length
+and weighted `WORD_SCALE` against the embedding. Measured leave-one-set-out on the routing sets
+(2026-12-04): skip recall at p > 0.6 from 0.73–0.89 (the embedding alone) to 0.90–0.98, with as many or
+fewer code prompts above it; a word seen by one prompt only, or hashed buckets, generalised worse.
 
 Full-batch gradient descent in float64 from zeros: the same embeddings give the same weights.
 """

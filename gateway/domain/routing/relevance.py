@@ -94,14 +94,15 @@ READS_OFF_TOPIC = "reads off-topic"
 # Measured on the routing sets with models fitted without them (tools/train_off_topic.py --hold-out,
 # bench.gate_replay; first 2026-12-04 for the embedding alone, again for the model that reads words too):
 # code prompts with neither sign reached 0.59 at most; with one of them up to 0.90 under the embedding
-# alone ("does listen just spin up a plain node http server under the hood" at 0.88), 0.81 on 450 code
-# prompts written after the model with words was fitted (tools/off_topic_prompts_3.yaml, "my upload hangs
-# at 99%") — but a question to the assistant about its own change reads high ("you introduced a bug" 0.92,
-# "where did you put it" 0.89), so 0.9 was measured (+0.01–0.02 on the probe sets) and not taken. A code
-# word pointed at ("is any of this thread-safe", 0.09) reached 0.93 in a five-fold cross-validation ("how
-# does marble testing fake time? like what does a dash mean"), 0.25 on the fresh prompts, while chat that
-# uses a code word and points back ("I locked the key inside my car, any way to get it out", "that was too
-# long, give me the short version") mostly reads 0.93–0.99.
+# alone ("does listen just spin up a plain node http server under the hood" at 0.88). The first model with
+# words (function words included) read 0.81 at most on 450 code prompts written after it was fitted
+# (tools/off_topic_prompts_3.yaml, "my upload hangs at 99%"), but a question to the assistant about its
+# own change reads high under the shipped one too ("you introduced a bug" 0.92, "where did you put it"
+# 0.88), so 0.9 was measured (+0.01–0.02 on the probe sets) and not taken. A code word pointed at ("is any
+# of this thread-safe", 0.09) reached 0.93 in a five-fold cross-validation of that first model ("how does
+# marble testing fake time? like what does a dash mean"), 0.25 on the fresh prompts, while chat that uses a
+# code word and points back ("lost the key to my bike lock, any trick to open it", "that was too long,
+# give me the short version") mostly reads 0.93–0.99.
 MODEL_OFF_TOPIC = 0.6
 MODEL_OFF_TOPIC_SURE = 0.93
 MODEL_OFF_TOPIC_POINTED = 0.95
