@@ -55,7 +55,7 @@ CHAT = [
     "lost the key to my bike lock, any trick?",
     "let's pick this up tomorrow, good night",
     "it's raining again, third day in a row",
-    "my phone screen cracked, is it worth fixing it",
+    "my neighbour's dog keeps barking at night, how do I deal with that",
 ]
 
 

@@ -96,9 +96,10 @@ READS_OFF_TOPIC = "reads off-topic"
 # code prompts with neither sign reached 0.59 at most; with one of them up to 0.90 under the embedding
 # alone ("does listen just spin up a plain node http server under the hood" at 0.88). The first model with
 # words (function words included) read 0.81 at most on 450 code prompts written after it was fitted
-# (tools/off_topic_prompts_3.yaml, "my upload hangs at 99%"), but a question to the assistant about its
-# own change reads high under the shipped one too ("you introduced a bug" 0.92, "where did you put it"
-# 0.88), so 0.9 was measured (+0.01–0.02 on the probe sets) and not taken. A code word pointed at ("is any
+# (tools/off_topic_prompts_3.yaml, "my upload hangs at 99%"), but a reaction to the assistant's own change
+# read high ("you introduced a bug" 0.92, "where did you put it" 0.88, before the reactions of
+# tools/off_topic_prompts_4.yaml were trained on), so 0.9 was measured (+0.01–0.02 on the probe sets) and
+# not taken. A code word pointed at ("is any
 # of this thread-safe", 0.09) reached 0.93 in a five-fold cross-validation of that first model ("how does
 # marble testing fake time? like what does a dash mean"), 0.25 on the fresh prompts, while chat that uses a
 # code word and points back ("lost the key to my bike lock, any trick to open it", "that was too long,
