@@ -62,11 +62,9 @@ def cmd_up(args: argparse.Namespace) -> int:
         supervisor.prepare()
     except StartupError as exc:
         raise CliError(str(exc)) from None
-    stopping = threading.Event()
 
     def on_signal(signum: int, frame: object) -> None:
-        stopping.set()
-        supervisor._stop.set()
+        supervisor.request_stop()
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)

@@ -182,6 +182,7 @@ class Supervisor:
     http_port: int = 0
     repo_roots: list[Path] = field(default_factory=list)
     _stop: threading.Event = field(default_factory=threading.Event)
+    _stop_requested: bool = False  # set by `request_stop`, from a signal handler
 
     def refuse_if_taken(self) -> None:
         """Another suite on this data dir or these ports: one line naming its pid and port, nothing touched."""
@@ -316,9 +317,16 @@ class Supervisor:
             json.dump(info, handle, indent=2)
         os.replace(tmp, path)
 
+    def request_stop(self) -> None:
+        """Make `supervise` return within its 0.2 s tick; safe in a signal handler. It takes no lock: the
+        handler runs on the main thread, which may be inside `supervise`'s `_stop.wait`, holding the
+        Event's own lock (not reentrant) — setting the Event there would wait for itself forever (a suite
+        that ignored SIGTERM, once in four CI runs)."""
+        self._stop_requested = True
+
     def supervise(self) -> None:
-        """Restart crashed children with exponential backoff until stop() is called."""
-        while not self._stop.wait(0.2):
+        """Restart crashed children with exponential backoff until stop() or request_stop() is called."""
+        while not self._stop_requested and not self._stop.wait(0.2):
             now = time.monotonic()
             for child in self.children:
                 if child.alive():
