@@ -131,8 +131,8 @@ def with_model_cue(route: Route, text: str, off_topic: float | None) -> Route:
     as one with no sign of code ("what tools do you have", "lost the key to my bike lock", "let's pick this
     up tomorrow"): its words, or a hit that reads like it, then have to name the repo's code. It takes
     `MODEL_OFF_TOPIC`, `MODEL_OFF_TOPIC_SURE` beside a code word, a word pointing back or in a bug report,
-    and `MODEL_OFF_TOPIC_POINTED` beside a code word and a pointing word ("I locked the key inside my car,
-    any way to get it out"; "is any of this thread-safe" reads 0.09). Left as the rules read them:
+    and `MODEL_OFF_TOPIC_POINTED` beside a code word and a pointing word ("lost the key to my bike lock, any
+    trick to open it" reads 0.98; "is any of this thread-safe" 0.09). Left as the rules read them:
     - a prompt longer than the embedding reads, or with no content word ("how come?", "which is better?");
     - a cue of its own, a follow-up, a skip, an architecture question ("give me the lay of the land");
     - an identifier, a path or code punctuation;
