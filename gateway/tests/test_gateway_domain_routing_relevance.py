@@ -729,6 +729,22 @@ def test_big_o_notation_is_no_code_punctuation_and_a_relative_that_points_at_not
     assert not classify("write a poem for that parser in the README").off_topic
 
 
+@pytest.mark.parametrize(
+    ("prompt", "category"),
+    [
+        ("write a haiku about a failing test", "creative"),  # the failure is the piece's topic
+        ("can u write a rap verse about debugging with cold pizza", "creative"),
+        ('translate to french: "Permission denied (publickey)." — my colleague asked', "translation"),
+    ],
+)
+def test_what_a_piece_is_about_or_quotes_is_its_material_not_a_sign_of_code(prompt: str, category: str) -> None:
+    route = classify(prompt)
+    assert route.off_topic == category
+    assert gate(route, prompt, HIT_NAMES, vector_scores=[0.5]).skip
+    for code in ("the haiku export fails on empty titles", 'translate "Permission denied" in auth_error()'):
+        assert not classify(code).off_topic, code
+
+
 def test_this_morning_points_at_a_time_not_at_the_code_under_discussion() -> None:
     prompt = "my pottery class got cancelled this morning"
     route = classify(prompt)
@@ -750,10 +766,7 @@ def test_the_assistants_plan_is_about_the_assistant() -> None:
         ("a birthday poem for my colleague who loves Rust", MODEL_OFF_TOPIC),  # no sign of code at all
         ("lost the key to my bike lock, any trick?", MODEL_OFF_TOPIC_SURE),  # a code word
         ("that answer was way too long", MODEL_OFF_TOPIC_SURE),  # pointing back
-        (
-            "can u write a rap verse about debugging with cold pizza",
-            MODEL_OFF_TOPIC_SURE,
-        ),  # a code word, a cue
+        ("our build broke, tell me a joke to cheer me up", MODEL_OFF_TOPIC_SURE),  # a code word, a cue
         ("is any of this thread-safe", MODEL_OFF_TOPIC_POINTED),  # a code word pointed at
         ("I locked the key inside my car, any way to get it out", MODEL_OFF_TOPIC_POINTED),
     ],

@@ -330,20 +330,24 @@ def _writes_about_code(
     beside a disclaimer or in a bug report any strong code word outside the material counts."""
     if seeds is None:
         seeds = extract_seeds(text)
-    if any(_code_shaped(seed) for seed in seeds) or _CODE_PUNCTUATION.search(text):
-        return True
     cue, whole = _CUE_RES[category], lower(text)
     lowered = _without_material(cue, whole, colon=category != UNRELATED)
+    if any(_code_shaped(seed) for seed in seeds) or _CODE_PUNCTUATION.search(lowered):
+        return True
     if _ARTEFACTS.search(lowered) or _DEFINITE_CODE.search(lowered) or _TEAM_ASKS.search(lowered):
         return True
     first = cue.search(_QUOTED.sub(_blank, whole))
     if first is None:
         return True  # the cue's word is quoted: a name ("why does "translate" fail on empty strings")
-    if (category == UNRELATED or route is RouteName.BUG) and _STRONG_CODE_WORDS.search(lowered):
-        return True  # the user's question beside the disclaimer, or the failure a bug report describes
+    if category == UNRELATED and _STRONG_CODE_WORDS.search(lowered):
+        return True  # the user's question beside the disclaimer
+    if route is RouteName.BUG and _STRONG_CODE_WORDS.search(_PIECE_TOPIC.sub(_blank, lowered[first.start() :])):
+        return True  # the failure a bug report describes, not the topic of a piece ("a haiku about a failing test")
     return bool(_STRONG_CODE_WORDS.search(lowered[: first.start()]))
 
 
+# What a piece asked for is about: "a haiku about a failing test" (to the end of the prompt).
+_PIECE_TOPIC = re.compile(r"\b(?:about|on\s+the\s+(?:topic|theme)\s+of)\b.*", re.DOTALL)
 # A single-quoted span may hold apostrophes between letters: 'the server is down, we're rolling back'.
 _QUOTED = re.compile(r"(?<!\w)'(?:[^']|(?<=\w)'(?=\w)){2,}'(?!\w)|\"[^\"]{2,}\"|“[^”]{2,}”|‘[^’]{2,}’")
 
