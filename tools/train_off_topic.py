@@ -149,7 +149,12 @@ def main() -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--hold-out", action="append", default=[], help="a routing set left out (repeatable)")
+    parser.add_argument(
+        "--hold-out",
+        action="append",
+        default=[],
+        help="a routing set, or 'commit sets' (the bug-fix commit messages), left out (repeatable)",
+    )
     parser.add_argument("--out", type=Path, help="where to write the model (default: the bundled file)")
     parser.add_argument(
         "--no-report", action="store_true", help="skip the leave-one-set-out report (one fit per set)"
@@ -157,9 +162,11 @@ def main() -> int:
     args = parser.parse_args()
     rows = labelled()
     sets = sorted({r.group for r in rows} - set(OTHER_GROUPS))
-    unknown = sorted(set(args.hold_out) - set(sets))
+    unknown = sorted(set(args.hold_out) - {*sets, "commit sets"})
     if unknown:
-        parser.error(f"--hold-out {', '.join(unknown)}: not a routing set (one of {', '.join(sets)})")
+        parser.error(
+            f"--hold-out {', '.join(unknown)}: not a routing set (one of {', '.join(sets)}) or 'commit sets'"
+        )
     if args.hold_out and args.out is None:
         parser.error(
             "--hold-out makes a model for measuring: give --out (the bundled file is trained on all)"

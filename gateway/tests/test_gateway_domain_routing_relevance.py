@@ -843,15 +843,24 @@ def test_a_prompt_in_another_language_is_kept_on_one_word_the_code_names() -> No
     [
         "which is better?",  # no content word: nothing for the gate to judge
         "how come?",
-        "Ok so some context first: I spent the whole weekend at my parents' place helping them move "
-        "furniture. Anyway, where do we validate the request body?",  # longer than the embedding reads
     ],
 )
-def test_the_search_model_is_not_heard_on_a_prompt_it_read_in_part_or_with_nothing_to_judge(
-    prompt: str,
-) -> None:
+def test_the_search_model_is_not_heard_on_a_prompt_with_nothing_to_judge(prompt: str) -> None:
     route = classify(prompt)
     assert with_model_cue(route, prompt, 0.999) == route
+
+
+def test_a_long_prompt_is_heard_the_search_service_reads_it_part_by_part() -> None:
+    """A question after a preamble reads low there (services/search: its most code-like part counts);
+    a long prompt that reads high all through is judged like a short one, and one with no reading is not."""
+    prompt = (
+        "The server at the restaurant last night was rude to us and forgot half our order. Should I have "
+        "complained to the manager or just left a smaller tip?"
+    )
+    route = classify(prompt)
+    assert not route.off_topic and route.name is not RouteName.SKIP
+    assert with_model_cue(route, prompt, 0.99).off_topic == READS_OFF_TOPIC
+    assert with_model_cue(route, prompt, None) == route
 
 
 def test_a_bug_report_needs_the_sure_reading() -> None:

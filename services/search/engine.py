@@ -20,7 +20,7 @@ import xxhash
 
 from kit.domain import Chunk
 from kit.paths import is_repo_relative
-from services.search.domain.embedding_text import embedding_text, query_for_embedding
+from services.search.domain.embedding_text import embedding_text, query_for_embedding, reading_windows
 from services.search.domain.keywords import query_words
 from services.search.domain.model import (
     BackfillProgress,
@@ -52,6 +52,9 @@ MAX_PROFILE_SYMBOLS = 20_000
 MAX_PROFILE_FILES = 20_000
 MAX_QUERY_CHARS = 65_536
 USED_QUERY_CHARS = 2000
+# A prompt the off-topic model would read in more parts than this (a pasted log, a long story) gets no
+# reading: each part costs an embedding on the search's critical path (~4 ms on one core).
+MAX_READING_WINDOWS = 6
 SYMBOL_CANDIDATES = 400
 BACKLOG_CACHE_SECONDS = 1.0
 
@@ -238,12 +241,22 @@ class SearchEngine:
         return SearchResult(hits=hits, partial=partial, off_topic=self._off_topic(query, query_vector))
 
     def _off_topic(self, query: str, query_vector: Vector | None) -> float | None:
-        """The model's reading of the query and its vector; None without one. Advisory: it never fails a
-        search."""
-        if self.off_topic_model is None or query_vector is None or self.query_embedder is None:
+        """The model's reading of the query; None without one. A prompt longer than the embedder reads is
+        read part by part (`reading_windows`) and is as off-topic as its most code-like part: one question
+        about the code after a chatty preamble keeps it. A prompt of more parts than
+        `MAX_READING_WINDOWS` gets no reading. Advisory: it never fails a search."""
+        model, embedder = self.off_topic_model, self.query_embedder
+        if model is None or query_vector is None or embedder is None:
             return None
         try:
-            return self.off_topic_model.probability(self.query_embedder.name, query_vector, query)
+            windows = reading_windows(query)
+            if len(windows) == 1:
+                return model.probability(embedder.name, query_vector, query)
+            if len(windows) > MAX_READING_WINDOWS:
+                return None
+            vectors = embedder.embed([query_for_embedding(w) for w in windows])
+            readings = [model.probability(embedder.name, v, w) for v, w in zip(vectors, windows, strict=True)]
+            return None if None in readings else min(r for r in readings if r is not None)
         except Exception as exc:  # a reading is advice for the gateway's gate; the hits are the answer
             log.warning("off_topic_reading_failed", error=str(exc))
             return None

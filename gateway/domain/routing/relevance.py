@@ -107,9 +107,10 @@ READS_OFF_TOPIC = "reads off-topic"
 MODEL_OFF_TOPIC = 0.6
 MODEL_OFF_TOPIC_SURE = 0.93
 MODEL_OFF_TOPIC_POINTED = 0.95
-# The search service embeds a long prompt's first 16 content words only: past this many words the reading
-# may miss the question ("Ok so some context first: I spent the weekend … Anyway, where do we validate the
-# request body?" read 0.98).
+# The search service embeds a long prompt's first 16 content words only: past this many words the top hit's
+# similarity says nothing about the question ("Ok so some context first: I spent the weekend … Anyway, where
+# do we validate the request body?"). The off-topic model reads such a prompt sentence by sentence and
+# reports its most code-like part (services/search/engine.py `_off_topic`), or nothing.
 MODEL_READS_WORDS = 16
 # Cues judged by every word against the hits' names and text: the rules saw no sign of code, or the model
 # read a prompt with at most one as off-topic.
@@ -133,7 +134,8 @@ def with_model_cue(route: Route, text: str, off_topic: float | None) -> Route:
     `MODEL_OFF_TOPIC`, `MODEL_OFF_TOPIC_SURE` beside a code word, a word pointing back or in a bug report,
     and `MODEL_OFF_TOPIC_POINTED` beside a code word and a pointing word ("lost the key to my bike lock, any
     trick to open it" reads 0.98; "is any of this thread-safe" 0.09). Left as the rules read them:
-    - a prompt longer than the embedding reads, or with no content word ("how come?", "which is better?");
+    - a prompt with no content word ("how come?", "which is better?"), or one the model did not read (a long
+      one in more parts than the search service reads: no reading);
     - a cue of its own, a follow-up, a skip, an architecture question ("give me the lay of the land");
     - an identifier, a path or code punctuation;
     - a greeting or thanks at the start (it sways the reading: "hello! how are you? why are refunds slow")
@@ -248,20 +250,19 @@ def _last_sentence(text: str) -> str:
 
 
 def _model_reads(text: str) -> bool:
-    """Is the model's reading worth hearing? Not for a prompt it read in part, one with no content word
-    (nothing for the gate to judge), one that opens with a greeting (it sways the reading) or one not in
-    English (the embedder's: a Russian question about the parser read 0.76)."""
+    """Is the model's reading worth hearing? Not for a prompt with no content word (nothing for the gate to
+    judge), one that opens with a greeting (it sways the reading) or one not in English (the embedder's: a
+    Russian question about the parser read 0.76)."""
     return (
-        _read_whole(text)
-        and bool(content_stems(text))
+        bool(content_stems(text))
         and not opens_with_courtesy(text)
         and mostly_english(text)
     )
 
 
 def _read_whole(text: str) -> bool:
-    """Did the prompt's embedding read all of it? The search service embeds a long prompt's head only, so
-    a question after a long preamble reads like the preamble ("…drove back late Sunday. Anyway, why are
+    """Did the prompt's search embedding read all of it? The search service embeds a long prompt's head only,
+    so a question after a long preamble finds hits like the preamble ("…drove back late Sunday. Anyway, why are
     cookies not signed?" read 0.13 against express)."""
     return len(text.split()) <= MODEL_READS_WORDS
 

@@ -7,6 +7,9 @@ than camelCase), the path, the signature, the docstring, then the first lines of
 
 from __future__ import annotations
 
+import math
+import re
+
 from kit.domain import Chunk
 from kit.text import split_identifier
 from services.search.domain.keywords import STOPWORDS
@@ -51,3 +54,36 @@ def query_for_embedding(query: str) -> str:
         return " ".join(tokens)
     content = [t for t in tokens if t.lower().strip(".,;:!?()[]{}'\"`") not in STOPWORDS]
     return " ".join(content[:QUERY_WORDS])
+
+
+# A sentence's end, or a line break: where a long prompt is cut into the parts the off-topic model reads.
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?;:])\s+|\s*\n\s*")
+# A sentence this short ("Thanks.", "Two minutes max.") says little on its own: it is read with the one
+# before it (the next one when it opens the prompt).
+SHORT_SENTENCE = 4
+
+
+def reading_windows(query: str) -> list[str]:
+    """The parts of a prompt the off-topic model reads one by one: the whole prompt when the embedder
+    reads all of it (`QUERY_WORDS`), else its sentences, a short one joined to its neighbour and a long
+    one cut in even parts of at most `QUERY_WORDS` words. A code question after a chatty preamble ("…drove back late and
+    barely slept. Anyway, where do we validate the request body?") is then read on its own."""
+    if len(query.split()) <= QUERY_WORDS:
+        return [query]
+    windows: list[list[str]] = []
+    carried: list[str] = []
+    for sentence in _SENTENCE_BREAK.split(query):
+        words = sentence.split()
+        if words and len(words) < SHORT_SENTENCE:
+            if windows and len(windows[-1]) + len(words) <= QUERY_WORDS:
+                windows[-1].extend(words)
+            else:
+                carried.extend(words)
+            continue
+        words = carried + words
+        carried = []
+        size = math.ceil(len(words) / math.ceil(len(words) / QUERY_WORDS))  # even parts, no stub at the end
+        windows.extend(words[i : i + size] for i in range(0, len(words), size))
+    if carried:
+        windows.append(carried)
+    return [" ".join(words) for words in windows]

@@ -16,7 +16,9 @@ from services.search.adapters.sqlite_embedding_store import SqliteEmbeddingStore
 from services.search.adapters.sqlite_keyword_index import SqliteKeywordIndex
 from services.search.domain.model import SearchMode
 from services.search.domain.topicality import BUNDLED_MODEL, OffTopicModel, word_features
-from services.search.engine import SearchEngine
+from services.search.domain.embedding_text import QUERY_WORDS, reading_windows
+from services.search.engine import MAX_READING_WINDOWS, SearchEngine
+from services.search.ports import Embedder
 from services.search.tests.search_fakes import WordHashEmbedder, chunk, served
 
 REPO = "topic"
@@ -130,7 +132,29 @@ def test_the_bundled_model_reads_chat_as_off_topic_and_questions_about_code_as_n
     assert all((read[t] or 1.0) < 0.5 for t in code), read
 
 
-def _engine(tmp_path: Path, model: OffTopicModel | None, embedder: WordHashEmbedder) -> SearchEngine:
+def test_the_bundled_model_keeps_a_question_after_a_chatty_preamble(tmp_path: Path) -> None:
+    """Read by its head alone, the preamble decided (0.98 before prompts were read part by part)."""
+    from services.search.adapters.onnx_embedder import OnnxEmbedder
+    from services.search.bootstrap import QUERY_TOKENS
+
+    engine = _engine(tmp_path, OffTopicModel.load(), OnnxEmbedder(max_tokens=QUERY_TOKENS))
+    try:
+        asked = engine.search(
+            "Ok so some context first: I spent the whole weekend at my parents' place helping them move "
+            "furniture and drove back late. Anyway, where do we validate the request body?",
+            REPO,
+        ).off_topic
+        chat = engine.search(
+            "We spent the whole weekend at my parents' place helping them move furniture and drove back "
+            "late on Sunday. Now my back hurts, any stretches that help with that?",
+            REPO,
+        ).off_topic
+        assert asked is not None and chat is not None and asked < 0.5 < chat, (asked, chat)
+    finally:
+        engine.close()
+
+
+def _engine(tmp_path: Path, model: OffTopicModel | None, embedder: Embedder) -> SearchEngine:
     engine = SearchEngine(
         SqliteKeywordIndex(tmp_path / "k.db"),
         NumpyVectorIndex(tmp_path / "v.db", embedder.dimension),
@@ -157,6 +181,42 @@ def test_a_search_with_a_vector_carries_the_reading_and_one_without_none(tmp_pat
         assert failed.off_topic is None and failed.partial
     finally:
         engine.close()
+
+
+def test_a_long_prompt_is_read_part_by_part_and_is_as_off_topic_as_its_most_code_like_part(
+    tmp_path: Path,
+) -> None:
+    embedder = WordHashEmbedder()
+    engine = _engine(tmp_path, prose_model(embedder), embedder)
+    story = "Write a poem about autumn please, a poem about autumn leaves and autumn rain and the poem"
+    try:
+        question = story + ". Then parse config keys for me, parse the config keys"
+        alone, asked = engine.search(story + " about autumn.", REPO).off_topic, engine.search(question, REPO).off_topic
+        assert alone is not None and asked is not None
+        head = prose_model(embedder).probability(embedder.name, engine.embed_query(question), question)
+        assert alone > 0.5 > asked and head is not None and head > 0.5  # the head alone reads the poem
+        parts = ". ".join(["parse config keys and write a poem about autumn"] * (MAX_READING_WINDOWS + 1))
+        assert len(reading_windows(parts)) > MAX_READING_WINDOWS
+        assert engine.search(parts, REPO).off_topic is None  # too long to read whole: no reading
+    finally:
+        engine.close()
+
+
+def test_reading_windows_are_sentences_short_ones_joined_long_ones_cut_evenly() -> None:
+    assert reading_windows("where is the config parsed") == ["where is the config parsed"]
+    long = " ".join(f"w{i}" for i in range(QUERY_WORDS + 4))
+    assert [len(w.split()) for w in reading_windows(long)] == [10, 10]
+    windows = reading_windows(
+        "Quick question. I spent the whole weekend hiking in the alps and barely slept. "
+        "Anyway, where do we validate the request body? Thanks!"
+    )
+    assert windows == [
+        "Quick question. I spent the whole weekend hiking in the alps and barely slept.",
+        "Anyway, where do we validate the request body? Thanks!",
+    ]
+    text = "Ok. So. " + " ".join(f"w{i}" for i in range(40)) + ". Why? " + " ".join(f"v{i}" for i in range(9))
+    assert " ".join(reading_windows(text)).split() == text.split()  # every word, in order
+    assert all(len(w.split()) <= QUERY_WORDS for w in reading_windows(text))
 
 
 def test_a_model_for_another_embedder_gives_no_reading(tmp_path: Path) -> None:
