@@ -11,7 +11,7 @@ from dataclasses import replace
 import pytest
 
 from gateway.domain.routing import RouteName, classify
-from gateway.domain.routing.cues import NO_CODE, has_code_signal, off_topic_cue
+from gateway.domain.routing.cues import NO_CODE, has_code_signal, off_topic_cue, points_back
 from gateway.domain.routing.relevance import (
     MODEL_OFF_TOPIC,
     MODEL_OFF_TOPIC_POINTED,
@@ -893,3 +893,27 @@ def test_a_question_after_a_long_preamble_is_judged_by_the_sentence_it_ends_on()
     assert gate(replace(classify(chat), off_topic=NO_CODE), chat, HIT_NAMES, vector_scores=[0.15]).skip
     short = "how do i unsubscribe from a newsletter"  # read whole: its low similarity still counts
     assert gate(replace(classify(short), off_topic=NO_CODE), short, HIT_NAMES, vector_scores=[0.15]).skip
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "is it bad to drink coffee on an empty stomach",
+        "is it really worth switching jobs this year",
+        "it's so hot in the office today and the AC died",
+    ],
+)
+def test_a_dummy_it_points_at_nothing(prompt: str) -> None:
+    assert not points_back(prompt)
+    route = classify(prompt)
+    assert route.off_topic, route  # no sign of code left: the evidence decides
+    assert gate(route, prompt, HIT_NAMES, vector_scores=[0.1]).skip
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    ["is it safe to call this twice", "is it worth it", "why is it so slow", "is it ok to mutate the request"],
+)
+def test_an_it_that_refers_still_points_or_the_code_word_keeps_the_prompt(prompt: str) -> None:
+    route = classify(prompt)
+    assert not route.off_topic and route.name is not RouteName.SKIP, route

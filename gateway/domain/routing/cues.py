@@ -244,6 +244,17 @@ _TIMES = (
 _DEICTIC = re.compile(
     rf"\b(?:(?:this|that)(?!\s+(?:{_TIMES})\b)|these|those|it|its|it's|here|above|below|same|again)\b"
 )
+# "It" that points at nothing (a dummy subject): "is it safe to drink from a stream", "is it worth
+# switching jobs", "it's freezing here". "Is it safe to call this twice" still points (at "this").
+_EXPLETIVE_IT = re.compile(
+    r"\b(?:is|was|isn't|wasn't|would|will|isnt)\s+it\s+(?:(?:really|actually|still|even|generally|usually|"
+    r"normally|too|so|very|that|more|less)\s+)?(?:ok|okay|alright|safe|unsafe|bad|good|fine|worth|possible|"
+    r"normal|true|better|worse|wise|rude|healthy|unhealthy|legal|smart|weird|common|necessary|hard|easy|"
+    r"cheaper|expensive|dangerous|a\s+(?:good|bad)\s+idea)\b(?=\s+(?:to|if|that|when|for|\w+ing)\b)|"
+    r"\bit(?:'s|\s+is|\s+was|\s+has\s+been|\s+keeps)\s+(?:(?:so|really|very|too|super|pretty|absolutely|"
+    r"literally|still|already)\s+)?(?:raining|pouring|snowing|freezing|boiling|hot|cold|chilly|warm|sunny|"
+    r"windy|humid|cloudy|foggy|stormy|(?:-?\d+\s*)?degrees)\b"
+)
 # The whole prompt asks what a concept is or how it works in general — "what does a CPU cache do", "how
 # does public key cryptography work at a high level" — a textbook question even when its words are
 # programming words; "what does the cache do" points at a thing of the project and never gets here.
@@ -287,9 +298,9 @@ def off_topic_cue(text: str, seeds: tuple[str, ...] | None = None, route: RouteN
         text, seeds = unquoted(text), None
     if has_strong_code_signal(text, seeds):
         return _judged_code_word(text, seeds, route)
-    if category == GENERAL_KNOWLEDGE and (route is RouteName.ARCHITECTURE or _DEICTIC.search(lowered)):
+    if category == GENERAL_KNOWLEDGE and (route is RouteName.ARCHITECTURE or _points(lowered)):
         return ""  # an architecture question, or one about the code under discussion
-    if route is RouteName.BUG and _DEICTIC.search(without_cues(text)):
+    if route is RouteName.BUG and _points(without_cues(text)):
         return ""  # "ugh, I'm so tired of this: why is it so slow to start" (not "that last answer…")
     if category:
         return category  # an explicit cue, even beside a programming topic word: the evidence decides
@@ -297,7 +308,7 @@ def off_topic_cue(text: str, seeds: tuple[str, ...] | None = None, route: RouteN
         return ""  # a bug report or an architecture question is about the code whatever its words
     if _CONCEPT.match(lowered):
         return GENERAL_KNOWLEDGE
-    if route in (RouteName.LOOKUP, RouteName.FLOW) and not _DEICTIC.search(lowered) and content_stems(text):
+    if route in (RouteName.LOOKUP, RouteName.FLOW) and not _points(lowered) and content_stems(text):
         return NO_CODE  # a programming word alone ("a table", "tokens") is no sign: the evidence decides
     return ""
 
@@ -309,7 +320,7 @@ def _judged_code_word(text: str, seeds: tuple[str, ...] | None, route: RouteName
     A prompt that points back at what is on screen ("why does this crash"), asks how something behaves
     or how the code is built is about the code."""
     lowered = lower(text)
-    if has_hard_code_signal(text, seeds) or _TEAM_ASKS.search(lowered) or _DEICTIC.search(lowered):
+    if has_hard_code_signal(text, seeds) or _TEAM_ASKS.search(lowered) or _points(lowered):
         return ""
     if BEHAVIOUR_ASK.search(lowered) or route is RouteName.ARCHITECTURE:
         return ""
@@ -389,7 +400,12 @@ def has_hard_code_signal(text: str, seeds: tuple[str, ...] | None = None) -> boo
 
 def points_back(text: str) -> bool:
     """The prompt points at something already on screen — code or the last answer: it, this, that, here…"""
-    return bool(_DEICTIC.search(lower(text)))
+    return _points(lower(text))
+
+
+def _points(lowered: str) -> bool:
+    """A word in the lowercased prompt points back (`_DEICTIC`), a dummy "it" left out (`_EXPLETIVE_IT`)."""
+    return bool(_DEICTIC.search(_EXPLETIVE_IT.sub(_blank, lowered)))
 
 
 def has_strong_code_signal(text: str, seeds: tuple[str, ...] | None = None) -> bool:
