@@ -917,3 +917,25 @@ def test_a_dummy_it_points_at_nothing(prompt: str) -> None:
 def test_an_it_that_refers_still_points_or_the_code_word_keeps_the_prompt(prompt: str) -> None:
     route = classify(prompt)
     assert not route.off_topic and route.name is not RouteName.SKIP, route
+
+
+def test_a_single_letter_says_nothing_of_the_language() -> None:
+    assert mostly_english("big O of quicksort worst case")
+    assert mostly_english("explain big-O notation like I'm twelve")
+    assert not mostly_english("perros y gatos en el parque")  # "en", "el": Spanish all the same
+
+
+@pytest.mark.parametrize(
+    ("prompt", "names", "skip"),
+    [
+        ("ich bin so müde heute, das Baby hat die ganze Nacht geschrien", ["bin/run.sh", "cli.main"], True),
+        ("Wo wird das log geschrieben?", ["log.write", "src/log.py"], False),  # a programming word
+        ("warum ist checkout so langsam", ["checkout.total", "src/checkout.py"], False),  # a long name
+    ],
+)
+def test_a_prompt_in_another_language_is_kept_by_a_telling_name_only(
+    prompt: str, names: list[str], skip: bool
+) -> None:
+    route = classify(prompt)
+    assert route.off_topic == NO_CODE and not mostly_english(prompt), route
+    assert gate(route, prompt, names, vector_scores=[0.1]).skip is skip

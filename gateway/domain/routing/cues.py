@@ -183,7 +183,7 @@ _STRONG_WORDS = (
     r"hook|hooks|helpers?|utils?|utilit(?:y|ies)|components?|widgets?|pipelines?|services?|rpcs?|"
     r"startup|start-up|boot\w*|initiali[sz]\w*|shutdown|teardown|changelog|readme|signature|overload\w*|subclass\w*|inherit\w*|instantiat\w*"
 )
-_STRONG_CODE_WORDS = re.compile(rf"\b(?:{_STRONG_WORDS})\b")
+STRONG_CODE_WORDS = re.compile(rf"\b(?:{_STRONG_WORDS})\b")
 _TOPIC_WORDS = (
     r"source|type|types|typed|typing|interface|interfaces|struct|enum|generic|generics|error|errors|"
     r"api|apis|route|routes|routing|router|request|requests|response|responses|header|headers|cookie|"
@@ -324,7 +324,7 @@ def _judged_code_word(text: str, seeds: tuple[str, ...] | None, route: RouteName
         return ""
     if BEHAVIOUR_ASK.search(lowered) or route is RouteName.ARCHITECTURE:
         return ""
-    strong = {m.group(0) for m in _STRONG_CODE_WORDS.finditer(lowered)}
+    strong = {m.group(0) for m in STRONG_CODE_WORDS.finditer(lowered)}
     if strong and all(_EVERYDAY_STRONG.fullmatch(w) for w in strong) and not CODE_WORDS.search(lowered):
         return EVERYDAY_SENSE  # no programming word beside it either
     return ""
@@ -350,11 +350,11 @@ def _writes_about_code(
     first = cue.search(_QUOTED.sub(_blank, whole))
     if first is None:
         return True  # the cue's word is quoted: a name ("why does "translate" fail on empty strings")
-    if category == UNRELATED and _STRONG_CODE_WORDS.search(lowered):
+    if category == UNRELATED and STRONG_CODE_WORDS.search(lowered):
         return True  # the user's question beside the disclaimer
-    if route is RouteName.BUG and _STRONG_CODE_WORDS.search(_PIECE_TOPIC.sub(_blank, lowered[first.start() :])):
+    if route is RouteName.BUG and STRONG_CODE_WORDS.search(_PIECE_TOPIC.sub(_blank, lowered[first.start() :])):
         return True  # the failure a bug report describes, not the topic of a piece ("a haiku about a failing test")
-    return bool(_STRONG_CODE_WORDS.search(lowered[: first.start()]))
+    return bool(STRONG_CODE_WORDS.search(lowered[: first.start()]))
 
 
 # What a piece asked for is about: "a haiku about a failing test" (to the end of the prompt).
@@ -416,7 +416,7 @@ def has_strong_code_signal(text: str, seeds: tuple[str, ...] | None = None) -> b
         return True
     lowered = lower(text)
     return bool(
-        _STRONG_CODE_WORDS.search(lowered) or _DEFINITE_TOPIC.search(lowered) or _TEAM_ASKS.search(lowered)
+        STRONG_CODE_WORDS.search(lowered) or _DEFINITE_TOPIC.search(lowered) or _TEAM_ASKS.search(lowered)
     )
 
 
@@ -433,7 +433,7 @@ def lower(text: str) -> str:
 def everyday_sense_words(text: str) -> frozenset[str]:
     """The code words with an everyday sense a prompt uses ("class", "bug")."""
     return frozenset(
-        m.group(0) for m in _STRONG_CODE_WORDS.finditer(lower(text)) if _EVERYDAY_STRONG.fullmatch(m.group(0))
+        m.group(0) for m in STRONG_CODE_WORDS.finditer(lower(text)) if _EVERYDAY_STRONG.fullmatch(m.group(0))
     )
 
 

@@ -45,6 +45,7 @@ from gateway.domain.routing.cues import (
     LANGUAGE,
     LANGUAGE_NAMES,
     NO_CODE,
+    STRONG_CODE_WORDS,
     UNRELATED,
     cue_matches,
     everyday_sense_words,
@@ -221,8 +222,9 @@ def gate(
     named, share = f"{route.off_topic} cue, the repo names {', '.join(matched)}", len(matched) / len(stems)
     if route.off_topic in ONE_WORD_ENOUGH:  # "I'm so tired. Why does numbering jump by ten?"
         return GateVerdict(False, f"{named}, beside the {route.off_topic} cue", matched)
-    if route.off_topic in _NO_SIGN and not mostly_english(text):  # "Wie wertet pytest die Bedingung in
-        return GateVerdict(False, f"{named}, in a prompt not in English", matched)  # skipif aus?": 3 of 9
+    if route.off_topic in _NO_SIGN and not mostly_english(text) and _telling(matched, text):
+        return GateVerdict(False, f"{named}, in a prompt not in English", matched)  # "Wie wertet pytest die
+        # Bedingung in skipif aus?": 3 of 9; not "bin", "dir", "tag" ("ich bin so müde heute")
     if route.off_topic in _NO_SIGN and BEHAVIOUR_ASK.search(lower(text)):
         return GateVerdict(False, f"{named}, asked the way one asks about code", matched)
     if similar is not None and similar < SIMILAR_FLOOR and _read_whole(text):  # "a normal resting heart rate"
@@ -240,6 +242,17 @@ def gate(
             False, f"{named}: {len(named_in_ask)} of the {len(asked)} words it ends on", matched
         )
     return GateVerdict(True, f"{named}, only {len(matched)} of its {len(stems)} words", matched)
+
+
+def _telling(matched: tuple[str, ...], text: str) -> bool:
+    """Does a named stem say something in a prompt in another language? A programming word does ("log",
+    "cache"), and so does one of `MIN_PREFIX` letters or more ("pytest", "checkout"); a short one is as
+    likely a word of that language some identifier happens to contain ("bin", "dir", "tag", "box")."""
+    lowered = lower(text)
+    programming = {stem(m.group(0)) for m in CODE_WORDS.finditer(lowered)} | {
+        stem(m.group(0)) for m in STRONG_CODE_WORDS.finditer(lowered)
+    }
+    return any(len(s) >= MIN_PREFIX or s in programming for s in matched)
 
 
 def _last_sentence(text: str) -> str:
