@@ -898,9 +898,9 @@ def test_a_question_after_a_long_preamble_is_judged_by_the_sentence_it_ends_on()
 @pytest.mark.parametrize(
     "prompt",
     [
-        "is it bad to drink coffee on an empty stomach",
-        "is it really worth switching jobs this year",
         "it's so hot in the office today and the AC died",
+        "ugh it's pouring and my umbrella is at home",
+        "it's -25 degrees outside, school is closed",
     ],
 )
 def test_a_dummy_it_points_at_nothing(prompt: str) -> None:
@@ -912,7 +912,15 @@ def test_a_dummy_it_points_at_nothing(prompt: str) -> None:
 
 @pytest.mark.parametrize(
     "prompt",
-    ["is it safe to call this twice", "is it worth it", "why is it so slow", "is it ok to mutate the request"],
+    [
+        "is it safe to call this twice",
+        "is it safe to call twice?",  # the infinitive's object left out: the code on screen
+        "is it ok to delete?",
+        "is it worth it",
+        "why is it so slow",
+        "is it ok to mutate the request",
+        "it's freezing when I open the settings page",  # the app freezes
+    ],
 )
 def test_an_it_that_refers_still_points_or_the_code_word_keeps_the_prompt(prompt: str) -> None:
     route = classify(prompt)
@@ -939,3 +947,31 @@ def test_a_prompt_in_another_language_is_kept_by_a_telling_name_only(
     route = classify(prompt)
     assert route.off_topic == NO_CODE and not mostly_english(prompt), route
     assert gate(route, prompt, names, vector_scores=[0.1]).skip is skip
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "why does the lyrics page go blank? I see an error about a failed fetch in the console",
+        "the jokes screen goes blank on android, the console shows something about a failed request",
+        "translate into Japanese: <button>Save</button>",  # markup in the material: a string of the repo
+        'translate to Spanish: "Hello {user}, you have {n} messages" and add it to the locale file',
+    ],
+)
+def test_a_failure_told_after_the_cue_or_markup_in_the_material_is_about_the_code(prompt: str) -> None:
+    route = classify(prompt)
+    assert not route.off_topic and route.name is not RouteName.SKIP, route
+
+
+@pytest.mark.parametrize(
+    ("prompt", "names"),
+    [
+        ("Wo wird das JWT geprüft?", ["auth.check_jwt", "src/auth/jwt.py"]),  # an acronym
+        ("Wo wird der User gespeichert?", ["user.save", "src/models/user.py"]),  # four letters
+        ("Onde é validado o token?", ["auth.validate_token", "src/auth.py"]),  # "é": not English
+    ],
+)
+def test_a_short_technical_word_keeps_a_prompt_in_another_language(prompt: str, names: list[str]) -> None:
+    route = classify(prompt)
+    assert not mostly_english(prompt)
+    assert not gate(with_model_cue(route, prompt, 0.99), prompt, names, vector_scores=[0.3]).skip, route

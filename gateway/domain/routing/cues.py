@@ -244,16 +244,12 @@ _TIMES = (
 _DEICTIC = re.compile(
     rf"\b(?:(?:this|that)(?!\s+(?:{_TIMES})\b)|these|those|it|its|it's|here|above|below|same|again)\b"
 )
-# "It" that points at nothing (a dummy subject): "is it safe to drink from a stream", "is it worth
-# switching jobs", "it's freezing here". "Is it safe to call this twice" still points (at "this").
+# "It" that points at nothing (a dummy subject): "it's freezing here", "it's pouring again". Not "is it safe
+# to …": its infinitive often leaves out the object, the code on screen ("is it safe to call twice?").
 _EXPLETIVE_IT = re.compile(
-    r"\b(?:is|was|isn't|wasn't|would|will|isnt)\s+it\s+(?:(?:really|actually|still|even|generally|usually|"
-    r"normally|too|so|very|that|more|less)\s+)?(?:ok|okay|alright|safe|unsafe|bad|good|fine|worth|possible|"
-    r"normal|true|better|worse|wise|rude|healthy|unhealthy|legal|smart|weird|common|necessary|hard|easy|"
-    r"cheaper|expensive|dangerous|a\s+(?:good|bad)\s+idea)\b(?=\s+(?:to|if|that|when|for|\w+ing)\b)|"
-    r"\bit(?:'s|\s+is|\s+was|\s+has\s+been|\s+keeps)\s+(?:(?:so|really|very|too|super|pretty|absolutely|"
-    r"literally|still|already)\s+)?(?:raining|pouring|snowing|freezing|boiling|hot|cold|chilly|warm|sunny|"
-    r"windy|humid|cloudy|foggy|stormy|(?:-?\d+\s*)?degrees)\b"
+    r"\bit(?:'s|\s+is|\s+was)\s+(?:(?:so|really|very|too|super|pretty|absolutely|literally|still|already)\s+)?"
+    r"(?:raining|pouring|snowing|freezing|boiling|hot|cold|chilly|warm|sunny|windy|humid|cloudy|foggy|stormy|"
+    r"(?:-?\d+\s*)?degrees)\b(?!\s+(?:when|whenever|after|during|while|on\s+(?:start|startup|load|launch))\b)"
 )
 # The whole prompt asks what a concept is or how it works in general — "what does a CPU cache do", "how
 # does public key cryptography work at a high level" — a textbook question even when its words are
@@ -343,7 +339,9 @@ def _writes_about_code(
         seeds = extract_seeds(text)
     cue, whole = _CUE_RES[category], lower(text)
     lowered = _without_material(cue, whole, colon=category != UNRELATED)
-    if any(_code_shaped(seed) for seed in seeds) or _CODE_PUNCTUATION.search(lowered):
+    if any(_code_shaped(seed) for seed in seeds) or _CODE_PUNCTUATION.search(unquoted(text)):
+        return True
+    if _QUOTED_CODE_PUNCTUATION.search(text):
         return True
     if _ARTEFACTS.search(lowered) or _DEFINITE_CODE.search(lowered) or _TEAM_ASKS.search(lowered):
         return True
@@ -352,13 +350,26 @@ def _writes_about_code(
         return True  # the cue's word is quoted: a name ("why does "translate" fail on empty strings")
     if category == UNRELATED and STRONG_CODE_WORDS.search(lowered):
         return True  # the user's question beside the disclaimer
-    if route is RouteName.BUG and STRONG_CODE_WORDS.search(_PIECE_TOPIC.sub(_blank, lowered[first.start() :])):
+    if route is RouteName.BUG and STRONG_CODE_WORDS.search(_without_topic(lowered, first.end())):
         return True  # the failure a bug report describes, not the topic of a piece ("a haiku about a failing test")
     return bool(STRONG_CODE_WORDS.search(lowered[: first.start()]))
 
 
-# What a piece asked for is about: "a haiku about a failing test" (to the end of the prompt).
-_PIECE_TOPIC = re.compile(r"\b(?:about|on\s+the\s+(?:topic|theme)\s+of)\b.*", re.DOTALL)
+# What a piece asked for is about, right after the cue: "a haiku about a failing test", "a limerick for the
+# team about…" (to the end of the prompt), not "the jokes page shows an error about a failed request".
+_PIECE_TOPIC = re.compile(r"\s*(?:[\w'-]+\s+){0,3}?(?:about|on\s+the\s+(?:topic|theme)\s+of)\b.*", re.DOTALL)
+# Code punctuation that quoted material keeps: prose inside quotes has parentheses and full stops
+# ('translate "Permission denied (publickey)."'), markup and placeholders are code ("<b>{name}</b>").
+_QUOTED_CODE_PUNCTUATION = re.compile(r"[{}\[\]<>`=]|=>|::|->|\$\w")
+
+
+def _without_topic(lowered: str, cue_end: int) -> str:
+    """The prompt after the cue, without the piece's topic when the cue goes on to say what it is about."""
+    after = lowered[cue_end:]
+    topic = _PIECE_TOPIC.match(after)
+    return after[: topic.start()] if topic else after
+
+
 # A single-quoted span may hold apostrophes between letters: 'the server is down, we're rolling back'.
 _QUOTED = re.compile(r"(?<!\w)'(?:[^']|(?<=\w)'(?=\w)){2,}'(?!\w)|\"[^\"]{2,}\"|“[^”]{2,}”|‘[^’]{2,}’")
 

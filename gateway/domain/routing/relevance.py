@@ -87,6 +87,8 @@ SIMILAR_COVERAGE = (
 )
 # Stems at least this long also match a longer name they begin (`approximat` ~ `approx`).
 MIN_PREFIX = 5
+# In a prompt not in English, a named stem this long tells (`_telling`).
+TELLING_LETTERS = 4
 # The cue of a prompt the rules read as code but the search service's model reads as off-topic (the
 # probability it is not about code, from its query embedding and words: services/search/domain/topicality.py).
 READS_OFF_TOPIC = "reads off-topic"
@@ -245,14 +247,18 @@ def gate(
 
 
 def _telling(matched: tuple[str, ...], text: str) -> bool:
-    """Does a named stem say something in a prompt in another language? A programming word does ("log",
-    "cache"), and so does one of `MIN_PREFIX` letters or more ("pytest", "checkout"); a short one is as
-    likely a word of that language some identifier happens to contain ("bin", "dir", "tag", "box")."""
+    """Do the named stems say something in a prompt in another language? Two do; so does one programming
+    word ("log", "cache"), acronym ("JWT", "PDF") or one of `TELLING_LETTERS` letters or more ("user",
+    "checkout"). A short word is as likely a word of that language that some identifier happens to contain
+    ("ich bin so müde": `bin`; "dir", "tag", "arr")."""
+    if len(matched) >= 2:
+        return True
     lowered = lower(text)
     programming = {stem(m.group(0)) for m in CODE_WORDS.finditer(lowered)} | {
         stem(m.group(0)) for m in STRONG_CODE_WORDS.finditer(lowered)
     }
-    return any(len(s) >= MIN_PREFIX or s in programming for s in matched)
+    acronyms = {stem(w.lower()) for w in re.findall(r"\b[A-Z]{2,}\b", text)}
+    return any(len(s) >= TELLING_LETTERS or s in programming or s in acronyms for s in matched)
 
 
 def _last_sentence(text: str) -> str:

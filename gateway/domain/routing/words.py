@@ -107,6 +107,6 @@ def mostly_english(text: str) -> bool:
         return True
     if sum(not w.isascii() for w in found) * 2 > len(found):
         return False
-    # "is", "in", "a" are English too; a single letter ("big O", "x and y") says nothing of the language
-    foreign = sum(len(w) > 1 and w in _FOREIGN_ONLY for w in found)
+    # "is", "in", "a" are English too; "o" is big-O notation as often as Portuguese
+    foreign = sum(w in _FOREIGN_ONLY and w != "o" for w in found)
     return foreign == 0 or foreign < sum(w in WORD_STOP for w in found)

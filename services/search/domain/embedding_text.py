@@ -66,24 +66,33 @@ SHORT_SENTENCE = 4
 def reading_windows(query: str) -> list[str]:
     """The parts of a prompt the off-topic model reads one by one: the whole prompt when the embedder
     reads all of it (`QUERY_WORDS`), else its sentences, a short one joined to its neighbour and a long
-    one cut in even parts of at most `QUERY_WORDS` words. A code question after a chatty preamble ("…drove back late and
-    barely slept. Anyway, where do we validate the request body?") is then read on its own."""
+    one cut in even parts of at most `QUERY_WORDS` words. A code question after a chatty preamble ("…drove
+    back late and barely slept. Anyway, where do we validate the request body?") is then read on its own."""
     if len(query.split()) <= QUERY_WORDS:
         return [query]
     windows: list[list[str]] = []
-    carried: list[str] = []
-    for sentence in _SENTENCE_BREAK.split(query):
-        words = sentence.split()
-        if words and len(words) < SHORT_SENTENCE:
-            if windows and len(windows[-1]) + len(words) <= QUERY_WORDS:
-                windows[-1].extend(words)
-            else:
-                carried.extend(words)
+    carried: list[str] = []  # short sentences waiting for the next one
+    for words in (piece.split() for piece in _SENTENCE_BREAK.split(query)):
+        if not words:
             continue
-        words = carried + words
+        if len(words) < SHORT_SENTENCE:
+            if windows and not carried and len(windows[-1]) + len(words) <= QUERY_WORDS:
+                windows[-1].extend(words)
+                continue
+            carried.extend(words)
+            if len(carried) < SHORT_SENTENCE:
+                continue
+            words = []
+        windows.extend(_even_parts(carried + words))
         carried = []
-        size = math.ceil(len(words) / math.ceil(len(words) / QUERY_WORDS))  # even parts, no stub at the end
-        windows.extend(words[i : i + size] for i in range(0, len(words), size))
-    if carried:
-        windows.append(carried)
+    if carried and windows and len(windows[-1]) + len(carried) <= QUERY_WORDS:
+        windows[-1].extend(carried)
+    elif carried:
+        windows.extend(_even_parts(carried))
     return [" ".join(words) for words in windows]
+
+
+def _even_parts(words: list[str]) -> list[list[str]]:
+    """`words` cut in even parts of at most `QUERY_WORDS` (no stub at the end)."""
+    size = math.ceil(len(words) / math.ceil(len(words) / QUERY_WORDS))
+    return [words[i : i + size] for i in range(0, len(words), size)]

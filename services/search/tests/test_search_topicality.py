@@ -217,6 +217,11 @@ def test_reading_windows_are_sentences_short_ones_joined_long_ones_cut_evenly() 
     text = "Ok. So. " + " ".join(f"w{i}" for i in range(40)) + ". Why? " + " ".join(f"v{i}" for i in range(9))
     assert " ".join(reading_windows(text)).split() == text.split()  # every word, in order
     assert all(len(w.split()) <= QUERY_WORDS for w in reading_windows(text))
+    many_short = " ".join(["Ok then."] * 20)  # short sentences only, none to join them to
+    assert all(len(w.split()) <= QUERY_WORDS for w in reading_windows(many_short))
+    assert " ".join(reading_windows(many_short)).split() == many_short.split()
+    padded = "\n" + " ".join(f"w{i}" for i in range(QUERY_WORDS)) + ". Anyway, where is the body validated? "
+    assert reading_windows(padded)[-1] == "Anyway, where is the body validated?"  # no empty part, no error
 
 
 def test_a_model_for_another_embedder_gives_no_reading(tmp_path: Path) -> None:
