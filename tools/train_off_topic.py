@@ -39,6 +39,7 @@ import sys
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import yaml
@@ -51,7 +52,7 @@ from bench.sets import COMMITS, SETS_DIR, load_set  # noqa: E402
 from gateway.domain.routing.relevance import MODEL_OFF_TOPIC  # noqa: E402
 from gateway.domain.sanitize import sanitize_prompt  # noqa: E402
 from services.search.bootstrap import QUERY_TOKENS  # noqa: E402
-from services.search.domain.embedding_text import query_for_embedding  # noqa: E402
+from services.search.domain.embedding_text import query_for_embedding, reading_windows  # noqa: E402
 from services.search.domain.topicality import (  # noqa: E402
     BUNDLED_MODEL,
     OffTopicModel,
@@ -136,6 +137,34 @@ def fit_rows(x: np.ndarray, texts: list[str], y: np.ndarray) -> tuple[np.ndarray
     return vector, dict(zip(words, per_word.tolist(), strict=True)), bias
 
 
+def as_read(
+    embedder: Any, x: np.ndarray, texts: np.ndarray, y: np.ndarray, fitted: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """Each long prompt as the search service reads it: a prompt the embedder reads in parts
+    (`reading_windows`) is as off-topic as its most code-like part, so that part is what it is trained on
+    (not its head: "…barely slept. Anyway, where do we validate the body?" is a question about code, its
+    first sentence is not). Which part is most code-like is read by a model fitted on the short prompts of
+    `fitted` (the groups not held out)."""
+    windows = [reading_windows(str(t)) for t in texts]
+    long = [i for i, w in enumerate(windows) if len(w) > 1]
+    if not long:
+        return x, texts
+    short = np.array([len(w) == 1 for w in windows]) & fitted
+    vector, words, bias = fit_rows(x[short], list(texts[short]), y[short])
+    first = OffTopicModel(embedder.name, vector.astype(np.float32), bias, words)
+    parts = [(i, part) for i in long for part in windows[i]]
+    vectors = embedder.embed([query_for_embedding(part) for _, part in parts])
+    best: dict[int, tuple[float, int]] = {}
+    for k, ((i, part), v) in enumerate(zip(parts, vectors, strict=True)):
+        p = first.probability(embedder.name, v, part)
+        if p is not None and (i not in best or p < best[i][0]):
+            best[i] = (p, k)
+    x, texts = x.copy(), texts.copy()
+    for i, (_, k) in best.items():
+        x[i], texts[i] = vectors[k], parts[k][1]
+    return x, texts
+
+
 def fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
     weights, bias = np.zeros(x.shape[1]), 0.0
     for _ in range(STEPS):
@@ -178,6 +207,7 @@ def main() -> int:
     y = np.array([r.skip for r in rows], dtype=np.float64)
     groups = np.array([r.group for r in rows])
     texts = np.array([r.text for r in rows], dtype=object)
+    x, texts = as_read(embedder, x, texts, y, ~np.isin(groups, args.hold_out))
     print(
         f"{len(rows)} distinct prompts: " + ", ".join(f"{g} {n}" for g, n in sorted(Counter(groups).items()))
     )
