@@ -28,6 +28,13 @@ and weighted `WORD_SCALE` against the embedding. Measured leave-one-set-out on t
 (2026-12-04): skip recall at p > 0.6 from 0.73–0.89 (the embedding alone) to 0.90–0.98, with as many or
 fewer code prompts above it; a word seen by one prompt only, or hashed buckets, generalised worse.
 
+Long prompts: the search service reads a prompt of more than 16 words part by part and reports its most
+code-like part (services/search/README "Off-topic reading"), so such a prompt is trained on that part
+(`as_read`), not on its head: "…barely slept. Anyway, where do we validate the body?" is a question about
+code whose first sentence is chat. Measured with each routing set held out (2026-12-04, third session):
+probe3 0.847 → 0.864, probe4 0.734 → 0.745 skip accuracy in the gate, probe7 0.823 → 0.817, the rest
+equal or up, no false skip (bench/README "probe7").
+
 Full-batch gradient descent in float64 from zeros: the same embeddings give the same weights.
 """
 
