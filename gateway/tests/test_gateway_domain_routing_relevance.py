@@ -16,6 +16,7 @@ from gateway.domain.routing.relevance import (
     MODEL_OFF_TOPIC,
     MODEL_OFF_TOPIC_POINTED,
     MODEL_OFF_TOPIC_SURE,
+    MODEL_OFF_TOPIC_TEAM,
     READS_OFF_TOPIC,
     SIMILAR,
     SIMILAR_FLOOR,
@@ -768,6 +769,7 @@ def test_the_assistants_plan_is_about_the_assistant() -> None:
         ("that answer was way too long", MODEL_OFF_TOPIC_SURE),  # pointing back
         ("our build broke, tell me a joke to cheer me up", MODEL_OFF_TOPIC_SURE),  # a code word, a cue
         ("is any of this thread-safe", MODEL_OFF_TOPIC_POINTED),  # a code word pointed at
+        ("how do we deal with time zones", MODEL_OFF_TOPIC_TEAM),  # the team asks about its own code
         ("I locked the key inside my car, any way to get it out", MODEL_OFF_TOPIC_POINTED),
     ],
 )

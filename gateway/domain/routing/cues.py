@@ -409,6 +409,12 @@ def has_hard_code_signal(text: str, seeds: tuple[str, ...] | None = None) -> boo
     )
 
 
+def team_asks(text: str) -> bool:
+    """The team asks where or how it does something ("where do we validate the input", "how do we deal
+    with time zones")."""
+    return bool(_TEAM_ASKS.search(lower(text)))
+
+
 def points_back(text: str) -> bool:
     """The prompt points at something already on screen — code or the last answer: it, this, that, here…"""
     return _points(lower(text))
