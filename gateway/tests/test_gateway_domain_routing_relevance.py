@@ -738,7 +738,9 @@ def test_big_o_notation_is_no_code_punctuation_and_a_relative_that_points_at_not
         ('translate to french: "Permission denied (publickey)." — my colleague asked', "translation"),
     ],
 )
-def test_what_a_piece_is_about_or_quotes_is_its_material_not_a_sign_of_code(prompt: str, category: str) -> None:
+def test_what_a_piece_is_about_or_quotes_is_its_material_not_a_sign_of_code(
+    prompt: str, category: str
+) -> None:
     route = classify(prompt)
     assert route.off_topic == category
     assert gate(route, prompt, HIT_NAMES, vector_scores=[0.5]).skip

@@ -283,11 +283,7 @@ def _model_reads(text: str) -> bool:
     """Is the model's reading worth hearing? Not for a prompt with no content word (nothing for the gate to
     judge), one that opens with a greeting (it sways the reading) or one not in English (the embedder's: a
     Russian question about the parser read 0.76)."""
-    return (
-        bool(content_stems(text))
-        and not opens_with_courtesy(text)
-        and mostly_english(text)
-    )
+    return bool(content_stems(text)) and not opens_with_courtesy(text) and mostly_english(text)
 
 
 def _read_whole(text: str) -> bool:

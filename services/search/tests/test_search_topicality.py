@@ -14,9 +14,9 @@ from reporecall.search.v1 import search_pb2, search_pb2_grpc
 from services.search.adapters.numpy_vector_index import NumpyVectorIndex
 from services.search.adapters.sqlite_embedding_store import SqliteEmbeddingStore
 from services.search.adapters.sqlite_keyword_index import SqliteKeywordIndex
+from services.search.domain.embedding_text import QUERY_WORDS, reading_windows
 from services.search.domain.model import SearchMode
 from services.search.domain.topicality import BUNDLED_MODEL, OffTopicModel, word_features
-from services.search.domain.embedding_text import QUERY_WORDS, reading_windows
 from services.search.engine import MAX_READING_WINDOWS, SearchEngine
 from services.search.ports import Embedder
 from services.search.tests.search_fakes import WordHashEmbedder, chunk, served
@@ -191,7 +191,10 @@ def test_a_long_prompt_is_read_part_by_part_and_is_as_off_topic_as_its_most_code
     story = "Write a poem about autumn please, a poem about autumn leaves and autumn rain and the poem"
     try:
         question = story + ". Then parse config keys for me, parse the config keys"
-        alone, asked = engine.search(story + " about autumn.", REPO).off_topic, engine.search(question, REPO).off_topic
+        alone, asked = (
+            engine.search(story + " about autumn.", REPO).off_topic,
+            engine.search(question, REPO).off_topic,
+        )
         assert alone is not None and asked is not None
         head = prose_model(embedder).probability(embedder.name, engine.embed_query(question), question)
         assert alone > 0.5 > asked and head is not None and head > 0.5  # the head alone reads the poem
