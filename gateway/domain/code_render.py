@@ -33,6 +33,30 @@ def render_code(chunk: Chunk, path: str, reason: str, body: str | None = None) -
     return f"{code_heading(chunk, path, reason)}{fence}{language}\n{content}{fence}\n"
 
 
+def elide_lines(chunk: Chunk, ranges: Sequence[tuple[int, int]]) -> tuple[str, list[int]]:
+    """The chunk's content with each source line range in `ranges` (sorted, inside the chunk, not
+    overlapping) replaced by one `… lines a-b shown above` line, and each line's source offset from
+    `chunk.start_line` (a marker stands at the last line it replaces)."""
+    lines = chunk.content.splitlines()
+    out: list[str] = []
+    offsets: list[int] = []
+    i = 0
+    for start, end in ranges:
+        first, last = start - chunk.start_line, min(end - chunk.start_line, len(lines) - 1)
+        if first < i or first > last:
+            continue
+        out.extend(lines[i:first])
+        offsets.extend(range(i, first))
+        indent = lines[first][: len(lines[first]) - len(lines[first].lstrip())]
+        out.append(f"{indent}… lines {start}-{chunk.start_line + last} shown above")
+        offsets.append(last)
+        i = last + 1
+    out.extend(lines[i:])
+    offsets.extend(range(i, len(lines)))
+    text = "\n".join(out)
+    return (text + "\n" if chunk.content.endswith("\n") else text), offsets
+
+
 def trim_code(
     chunk: Chunk,
     path: str,

@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from gateway.domain.code_render import render_code, trim_code
-from gateway.domain.code_select import Replaced, Selected, class_header_mapped, select_granular
+from gateway.domain.code_render import elide_lines, render_code, trim_code
+from gateway.domain.code_select import RESIDUE_KINDS, Replaced, Selected, class_header_mapped, select_granular
 from gateway.domain.context_types import (
     MAX_CHARS_PER_TOKEN,
     REASON_ORDER,
@@ -74,7 +74,8 @@ def add_code(
             cut.append(code_item(candidate, 0, "duplicate", path))
             continue
         overlap = _overlap(shown.get(path, ()), chunk.start_line, chunk.end_line, selected.header)
-        if overlap:
+        elided = () if selected.header else _enclosed(shown.get(path, ()), chunk, policy)
+        if overlap and not elided:
             cut.append(code_item(candidate, 0, f"overlaps {overlap} already shown", path))
             continue
         weak = stop.weak(candidate, len(seen_ids))
@@ -82,7 +83,7 @@ def add_code(
             cut.append(code_item(candidate, 0, weak, path))
             continue
         rank += 1
-        shaped, line_map = _shaped(chunk, selected.header, policy)
+        shaped, line_map = _shaped(chunk, selected.header, policy, elided)
         placed = _place(
             ledger,
             replace(candidate, chunk=shaped),
@@ -107,14 +108,47 @@ def add_code(
     return cut
 
 
-def _shaped(chunk: Chunk, header: bool, policy: BudgetPolicy) -> tuple[Chunk, list[int] | None]:
-    """The chunk as it is shown — its class header, or its code with long doc comments cut — and
-    the source offset of each shown line (None when the content is unchanged)."""
+def _shaped(
+    chunk: Chunk, header: bool, policy: BudgetPolicy, elided: Sequence[tuple[int, int]] = ()
+) -> tuple[Chunk, list[int] | None]:
+    """The chunk as it is shown — its class header, or its code with the blocks already shown inside it
+    (`elided`, source line ranges) marked and long doc comments cut — and the source offset of each shown
+    line (None when the content is unchanged)."""
     if header:
         text, line_map = class_header_mapped(chunk)
         return replace(chunk, content=text), line_map
-    trimmed, line_map = trim_doc_comments_mapped(chunk.content, chunk.language, policy.doc_max_lines)
+    content, outer_map = elide_lines(chunk, elided) if elided else (chunk.content, None)
+    trimmed, line_map = trim_doc_comments_mapped(content, chunk.language, policy.doc_max_lines)
+    if outer_map is not None:
+        return replace(chunk, content=trimmed), [outer_map[i] for i in line_map]
     return (chunk, None) if trimmed == chunk.content else (replace(chunk, content=trimmed), line_map)
+
+
+def _enclosed(
+    ranges: Sequence[tuple[int, int, str]], chunk: Chunk, policy: BudgetPolicy
+) -> list[tuple[int, int]]:
+    """The shown blocks the chunk overlaps, when every one of them lies strictly inside it and at least
+    `policy.enclosing_rest_lines` of its other lines hold code: a function or class whose closures or
+    methods are already on screen is shown with those elided — its own body may be the answer (a fix in
+    `ready` beside its shown `ready.runHooks`). Else none: the chunk is cut as an overlap."""
+    if chunk.kind in RESIDUE_KINDS:
+        return []  # residue gives way to the definitions inside it (select_granular)
+    inside: list[tuple[int, int]] = []
+    for start, end, _ in ranges:
+        if not (start <= chunk.end_line and chunk.start_line <= end):
+            continue
+        if not (chunk.start_line < start and end <= chunk.end_line):
+            return []  # a block that holds this one, or straddles its edge
+        inside.append((start, end))
+    if not inside:
+        return []
+    lines = chunk.content.splitlines()
+    rest = sum(
+        1
+        for offset, line in enumerate(lines)
+        if line.strip() and not any(s <= chunk.start_line + offset <= e for s, e in inside)
+    )
+    return sorted(inside) if rest >= policy.enclosing_rest_lines else []
 
 
 # Search hits and call-graph neighbours are measured by their own source: the first one placed is their

@@ -11,7 +11,11 @@ dedup keeps the more specific chunk. A function stays whole (its nested closures
 not better answers), so the candidates inside it are then cut as overlaps; and when a closure ranks above
 the function that encloses it, that function — if short enough to show whole — takes the closure's place
 and rank: shown first, the closure would cut its own enclosing code as an overlap (`ready.runHooks`
-shown, `ready`, whose body holds the bug, cut).
+shown, `ready`, whose body holds the bug, cut). A longer enclosing function (or class) keeps its own rank
+and is shown with the blocks already shown inside it elided (code_section `_enclosed`): measured on the
+bug-fix commit sets, hook sym NDCG@10 fastify 0.756 → 0.814, express 0.794 → 0.812, mobx 0.420 → 0.446,
+the rest equal; the corpus sets within −0.008 (a gold hit at rank 10 pushed out on fastify and mobx);
+1–5 % more tokens.
 """
 
 from __future__ import annotations

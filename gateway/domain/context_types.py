@@ -137,6 +137,9 @@ class BudgetPolicy:
     # longer module-level chunk gives way to the candidates inside it, and a function at most this long
     # takes the place of a closure (or a type declared in it) that ranked above it (code_select.py).
     header_min_lines: int = 40
+    # A function or class overlapping only blocks already shown inside it is shown with them elided when
+    # at least this many of its other lines hold code; else it is cut as an overlap (code_section.py).
+    enclosing_rest_lines: int = 3
     # Doc comments longer than this many lines are cut to their first sentence (doc_trim.py).
     doc_max_lines: int = 4
     # Adaptive stop: once `stop_min_items` code blocks are in, a candidate scoring below

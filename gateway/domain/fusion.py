@@ -160,7 +160,7 @@ def fuse_candidates(
 
     for rank, chunk in enumerate(search, 1):
         add(chunk, CandidateReason.SEARCH, rank)
-    for rank, ref in enumerate(seeds, 1):
+    for rank, ref in enumerate(seeds_in_search_order(seeds, search), 1):
         add(ref, CandidateReason.SEED, rank)
     for rank, neighbour in enumerate(callers, 1):
         add(neighbour.ref, CandidateReason.CALLER, rank, neighbour.depth)
@@ -190,6 +190,20 @@ def fuse_candidates(
         fused.append(FusedCandidate(ref, score, reason, sources))
     fused.sort(key=lambda c: (-c.score, _REASON_ORDER[c.reason], c.ref.path, c.ref.start_line, c.ref.id))
     return fused[:limit]
+
+
+def seeds_in_search_order(seeds: Sequence[Ref], search: Sequence[Chunk]) -> list[Ref]:
+    """The seeds with each name's definitions in search's order. A name the prompt wrote can resolve to
+    several definitions (`hasRoute` on the app and in the router); the symbol lookup orders them by kind
+    and path alone, while search has read the whole prompt. Definitions search did not find follow the
+    ones it did, in their own order; each name keeps its place."""
+    rank = {chunk.id: i for i, chunk in enumerate(search)}
+    by_name: dict[str, list[Ref]] = {}
+    for ref in seeds:
+        by_name.setdefault(ref.name, []).append(ref)
+    for refs in by_name.values():
+        refs.sort(key=lambda ref: rank.get(ref.id, len(rank)))  # stable: unfound keep their order
+    return [ref for refs in by_name.values() for ref in refs]
 
 
 class Located(Protocol):

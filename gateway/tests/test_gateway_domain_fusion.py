@@ -13,6 +13,7 @@ from gateway.domain.fusion import (
     hubs_in_area,
     mentions_tests,
     missing_content_ids,
+    seeds_in_search_order,
     to_code_candidates,
 )
 from gateway.domain.routing import RouteName, classify
@@ -58,6 +59,31 @@ def test_score_is_the_weighted_reciprocal_rank_sum():
     assert [c.id for c in fused] == ["b", "a"]
     assert fused[0].reason is CandidateReason.SEED  # 1.1/11 from the seed beats 1/12 from search
     assert fused[0].sources == (CandidateReason.SEED, CandidateReason.SEARCH)
+
+
+def named(sid: str, name: str, path: str) -> Symbol:
+    return Symbol(
+        id=sid, path=path, name=name, qualified_name=sid, kind=ChunkKind.FUNCTION, start_line=1, end_line=2
+    )
+
+
+def test_definitions_of_one_name_follow_search_and_each_name_keeps_its_place():
+    app, router, types = (
+        named("app", "hasRoute", "app.js"),
+        named("router", "hasRoute", "lib/route.js"),
+        named("types", "hasRoute", "types.d.ts"),
+    )
+    other = named("listen", "listen", "lib/server.js")
+    search = [chunk("router", "lib/route.js"), chunk("listen"), chunk("app", "app.js")]
+    assert seeds_in_search_order([app, types, router, other], search) == [router, app, types, other]
+    assert seeds_in_search_order([other, app, router], []) == [other, app, router]  # no search: as resolved
+
+
+def test_the_search_order_decides_between_two_definitions_of_a_named_function():
+    app, router = named("app", "hasRoute", "app.js"), named("router", "hasRoute", "lib/route.js")
+    search = [chunk("router", "lib/route.js"), chunk("app", "app.js")]
+    # Resolved app first (shallower path); search read the prompt and put the router's first.
+    assert [c.id for c in fuse_candidates("bug", search=search, seeds=[app, router])][:2] == ["router", "app"]
 
 
 def test_flow_prefers_the_seed_and_its_call_tree_over_search():

@@ -110,3 +110,73 @@ def test_adaptive_stop_measures_against_the_first_candidate_placed_not_a_replace
     assert [i.chunk_id for i in result.items] == ["c-inner", "b", "c"]
     assert [c.chunk_id for c in result.cut] == ["c-module", "d"]
     assert result.cut[1].note == "adaptive stop: score 0.2 below 0.5 × best 1"
+
+
+def _enclosing() -> tuple[Chunk, Chunk]:
+    """A 60-line function (lines 10-69) whose closure `ready.run_hooks` spans source lines 20-29;
+    every line names its source line."""
+    lines = ["def ready(app):  # source line 10"]
+    lines += [f"    state_{k} = app.load({k})  # source line {11 + k}" for k in range(9)]
+    closure = ["    def run_hooks():  # source line 20"]
+    closure += [f"        hook_{k}()  # source line {21 + k}" for k in range(9)]
+    lines += closure
+    lines += [f"    app.step({k})  # source line {30 + k}" for k in range(40)]
+    outer = _chunk("c-ready", 10, 69, "ready", "\n".join(lines) + "\n", ChunkKind.FUNCTION)
+    inner = _chunk("c-hooks", 20, 29, "ready.run_hooks", "\n".join(closure) + "\n", ChunkKind.FUNCTION)
+    return outer, inner
+
+
+def test_a_function_after_its_shown_closure_is_shown_with_the_closure_elided():
+    outer, inner = _enclosing()
+    result = assemble_context(
+        "bug", [CodeCandidate(inner, 2.0), CodeCandidate(outer, 1.0)], budget_tokens=4_000, policy=NO_CAP
+    )
+    assert [i.chunk_id for i in result.items] == ["c-hooks", "c-ready"]
+    assert result.text.count("def run_hooks():") == 1  # the closure is not shown twice
+    assert "    … lines 20-29 shown above\n    app.step(0)  # source line 30" in result.text
+    assert "state_8 = app.load(8)  # source line 19\n    … lines 20-29" in result.text
+    assert not result.cut
+
+
+def test_an_elided_function_trimmed_to_fit_reports_its_true_source_lines():
+    outer, inner = _enclosing()
+    result = assemble_context(
+        "bug", [CodeCandidate(inner, 2.0), CodeCandidate(outer, 1.0)], budget_tokens=420, policy=NO_CAP
+    )
+    assert [i.chunk_id for i in result.items] == ["c-hooks", "c-ready"], result.cut
+    shown = [int(n) for n in re.findall(r"# source line (\d+)", result.text.split("def ready", 1)[1])]
+    last = shown[-1]
+    assert 30 <= last < 69, result.text  # past the elided closure, short of the end
+    assert result.items[1].note == f"trimmed: lines 10-{last} shown"
+    assert f"… lines {last + 1}-69 elided" in result.text
+
+
+def test_an_enclosing_chunk_with_almost_nothing_else_is_cut_as_an_overlap():
+    # Longer than `header_min_lines`, so it does not take the closure's place; 2 lines of its own.
+    closure = "    def run_hooks():\n" + "".join(f"        hook_{k}()\n" for k in range(44))
+    outer = _chunk(
+        "c-ready",
+        10,
+        56,
+        "ready",
+        "def ready(app):\n" + closure + "    return run_hooks\n",
+        ChunkKind.FUNCTION,
+    )
+    inner = _chunk("c-hooks", 11, 55, "ready.run_hooks", closure, ChunkKind.FUNCTION)
+    result = assemble_context(
+        "bug", [CodeCandidate(inner, 2.0), CodeCandidate(outer, 1.0)], budget_tokens=4_000, policy=NO_CAP
+    )
+    assert [i.chunk_id for i in result.items] == ["c-hooks"]
+    assert [(c.chunk_id, c.note) for c in result.cut] == [
+        ("c-ready", "overlaps src/a.py:11-55 already shown")
+    ]
+
+
+def test_a_block_straddling_a_shown_one_is_still_cut_as_an_overlap():
+    outer, _ = _enclosing()
+    straddling = _chunk("c-mid", 60, 80, "later", "x = 1\n" * 21, ChunkKind.FUNCTION)
+    result = assemble_context(
+        "bug", [CodeCandidate(outer, 2.0), CodeCandidate(straddling, 1.0)], budget_tokens=4_000, policy=NO_CAP
+    )
+    assert [i.chunk_id for i in result.items] == ["c-ready"]
+    assert [(c.chunk_id, c.note) for c in result.cut] == [("c-mid", "overlaps src/a.py:10-69 already shown")]
