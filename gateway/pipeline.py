@@ -308,7 +308,9 @@ class Pipeline:
         memories = [f"{m.name}\n{m.body}" for m in evidence.memories if m.memory_class != WORKING]
         similar = [h.vector_score for h in named if h.vector_rank]  # none while vectors are backfilling
         texts = [h.chunk.content for h in named]
-        return gate(route, request.text, names, searched, texts, memories, similar)
+        return gate(
+            route, request.text, names, searched, texts, memories, similar, evidence.off_topic_reading
+        )
 
     # -- step 2: expand the call graph ---------------------------------------------------------------
 

@@ -13,6 +13,7 @@ import pytest
 from gateway.domain.routing import RouteName, classify
 from gateway.domain.routing.cues import NO_CODE, has_code_signal, off_topic_cue, points_back
 from gateway.domain.routing.relevance import (
+    MODEL_CONFIDENT,
     MODEL_OFF_TOPIC,
     MODEL_OFF_TOPIC_POINTED,
     MODEL_OFF_TOPIC_SURE,
@@ -979,3 +980,51 @@ def test_a_short_technical_word_keeps_a_prompt_in_another_language(prompt: str, 
     route = classify(prompt)
     assert not mostly_english(prompt)
     assert not gate(with_model_cue(route, prompt, 0.99), prompt, names, vector_scores=[0.3]).skip, route
+
+
+def _cued(prompt: str, reading: float):
+    return with_model_cue(classify(prompt), prompt, reading)
+
+
+def test_a_sure_reading_needs_two_named_words_in_a_bug_report() -> None:
+    prompt = "the kitchen pipe under the sink is leaking again, should I call a plumber or fix it myself"
+    names = ["Client.call", "src/client.py"]
+    unsure = MODEL_CONFIDENT - 0.01
+    assert not gate(_cued(prompt, 0.99), prompt, names, reading=unsure).skip  # one word, as before
+    sure = gate(_cued(prompt, 0.99), prompt, names, reading=MODEL_CONFIDENT)
+    assert sure.skip and sure.matched == ("call",), sure.reason
+    report = "the upload hangs after the second file, can you check why"
+    kept = gate(_cued(report, 0.99), report, ["Uploader.upload_file", "src/upload.py"], reading=0.99)
+    assert not kept.skip and len(kept.matched) == 2, kept.reason
+
+
+def test_a_sure_reading_needs_half_the_words_named_not_a_quarter() -> None:
+    prompt = "best time of year to visit Kyoto if I want to avoid the crowds but still see the leaves"
+    names = ["Visitor.visit", "src/avoid.py"]
+    route = classify(prompt)
+    assert route.off_topic == NO_CODE
+    assert not gate(route, prompt, names).skip  # 2 of its words: enough without a reading
+    assert not gate(route, prompt, names, reading=MODEL_CONFIDENT - 0.01).skip
+    assert gate(route, prompt, names, reading=MODEL_CONFIDENT).skip
+    question = "how are the results ordered"
+    assert not gate(
+        classify(question), question, ["ResultSet.order_results"], reading=0.99
+    ).skip  # every word named: kept however sure the model is
+
+
+def test_a_sure_reading_is_not_heard_in_a_prompt_not_in_english() -> None:
+    prompt = "wie viele Tokens kannst du in einer Antwort maximal ausgeben, und warum ist das Limit so"
+    route = classify(prompt)
+    names = ["count_tokens", "kit/tokens.py", "Limit.apply"]
+    assert gate(route, prompt, names).skip == gate(route, prompt, names, reading=0.99).skip
+
+
+def test_an_everyday_sense_needs_two_other_named_words_when_the_model_is_sure() -> None:
+    prompt = "give me five funny slack status messages for a friday afternoon deploy"
+    route = classify(prompt)
+    assert route.off_topic == "a code word with an everyday sense", route
+    names = ["Response.status", "src/http.py"]
+    assert not gate(route, prompt, names, vector_scores=[0.1]).skip
+    sure = gate(route, prompt, names, vector_scores=[0.1], reading=MODEL_CONFIDENT)
+    assert sure.skip and "the model is sure" in sure.reason
+    assert not gate(route, prompt, [*names, "Message.send"], vector_scores=[0.1], reading=0.99).skip

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gateway.domain.assembly import MemoryItem
-from gateway.domain.routing.relevance import MODEL_OFF_TOPIC_POINTED
+from gateway.domain.routing.relevance import MODEL_CONFIDENT, MODEL_OFF_TOPIC_POINTED
 from gateway.ports import IndexStatus
 from gateway.tests.fakes import FakeBackends, make_chunk
 from gateway.tests.test_gateway_context_status import refreshed
@@ -185,3 +185,17 @@ async def test_the_search_api_answer_leaves_the_models_reading_out() -> None:
     search.call = reply  # type: ignore[method-assign]
     answer = await search.search_json("repo", "q", 10, "hybrid", "", "", 1.0)
     assert "offTopic" not in answer and "off_topic" not in answer
+
+
+async def test_the_models_reading_reaches_the_gate_and_a_sure_one_asks_for_more_than_one_word() -> None:
+    """A bug report the rules keep by one word some name contains ("card") is skipped once the model
+    is sure it is chat; one that names two (checkout, card) is kept however sure the model is."""
+    backends = FakeBackends(shop())
+    chat = "lost my library card again and the fine keeps going up, should I just pay it"
+    assert (await build(service(backends), chat)).route == "bug"  # no reading: the rules keep it
+    backends.world.off_topic[chat] = MODEL_CONFIDENT
+    skipped = await build(service(backends), chat)
+    assert skipped.route == "skip" and "only 1 of its" in skipped.signals["gate"], skipped.signals
+    code = "checkout fails when the card is declined, should it retry"
+    backends.world.off_topic[code] = 0.99
+    assert (await build(service(backends), code)).route != "skip"
