@@ -1008,7 +1008,7 @@ def test_a_sure_reading_needs_half_the_words_named_not_a_quarter() -> None:
     assert gate(route, prompt, names, reading=MODEL_CONFIDENT).skip
     question = "how are the results ordered"
     assert not gate(
-        classify(question), question, ["ResultSet.order_results"], reading=0.99
+        classify(question), question, ["Feed.results_ordered"], reading=0.99
     ).skip  # every word named: kept however sure the model is
 
 
@@ -1028,3 +1028,22 @@ def test_an_everyday_sense_needs_two_other_named_words_when_the_model_is_sure() 
     sure = gate(route, prompt, names, vector_scores=[0.1], reading=MODEL_CONFIDENT)
     assert sure.skip and "the model is sure" in sure.reason
     assert not gate(route, prompt, [*names, "Message.send"], vector_scores=[0.1], reading=0.99).skip
+
+
+def test_a_sure_reading_needs_two_named_words_even_in_a_short_prompt() -> None:
+    prompt = "who wrote the first compiler?"
+    names = ["Compiler.compile", "src/compiler.py"]
+    route = _cued(prompt, 0.99)
+    assert route.off_topic == READS_OFF_TOPIC
+    assert not gate(route, prompt, names, reading=MODEL_CONFIDENT - 0.01).skip  # 1 of its 2 words
+    assert gate(route, prompt, names, reading=0.99).skip
+    two = "who wrote the compiler cache"
+    assert not gate(_cued(two, 0.99), two, [*names, "Cache.get"], reading=0.99).skip
+
+
+def test_tldr_is_chat_shorthand_not_code_punctuation() -> None:
+    from gateway.domain.routing.cues import has_hard_code_signal
+
+    assert not has_hard_code_signal("way too long, tl;dr please")
+    assert not has_hard_code_signal("TL;DR of the meeting?")
+    assert has_hard_code_signal("why does it stop after x = 1; y = 2")

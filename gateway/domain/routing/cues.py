@@ -221,8 +221,8 @@ _DEFINITE_CODE = re.compile(
     rf"\b(?:the|this|{_THAT}|these|those|our|my)\s+(?:[\w'-]+\s+){{0,3}}(?:{_TOPIC_WORDS}|{_STRONG_WORDS})\b"
 )
 _DEFINITE_TOPIC = re.compile(rf"\b(?:the|this|{_THAT}|these|those|our)\s+(?:[\w'-]+\s+)?(?:{_TOPIC_WORDS})\b")
-# Big-O notation is mathematics, not a call: "why is quicksort O(n^2) in the worst case".
-_BIG_O = re.compile(r"\b[OΘΩo]\((?:[\w^*+\s·.-]|log|\(\w+\))*\)")
+# Big-O notation is mathematics, not a call: "why is quicksort O(n^2) in the worst case"; "tl;dr" is chat.
+_BIG_O = re.compile(r"\b[OΘΩo]\((?:[\w^*+\s·.-]|log|\(\w+\))*\)|\btl;\s?dr\b", re.IGNORECASE)
 # "where/how (do) we <verb>": the team asking about its own code ("where we validate the input"),
 # not about the exchange ("where were we", "how are we doing", "how long have we been talking").
 _TEAM_ASKS = re.compile(
@@ -339,7 +339,9 @@ def _writes_about_code(
         seeds = extract_seeds(text)
     cue, whole = _CUE_RES[category], lower(text)
     lowered = _without_material(cue, whole, colon=category != UNRELATED)
-    if any(_code_shaped(seed) for seed in seeds) or _CODE_PUNCTUATION.search(unquoted(text)):
+    if any(_code_shaped(seed) for seed in seeds) or _CODE_PUNCTUATION.search(
+        _BIG_O.sub(_blank, unquoted(text))
+    ):
         return True
     if _QUOTED_CODE_PUNCTUATION.search(text):
         return True

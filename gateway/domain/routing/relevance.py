@@ -213,9 +213,10 @@ def gate(
     Named words keep nothing when no hit's embedding reads like the prompt (top cosine below
     `SIMILAR_FLOOR`, once vectors exist), except beside small talk or in a behaviour ask.
     When the off-topic model is sure (`reading`, its probability, at least `MODEL_CONFIDENT`), a few
-    everyday words some name contains are not enough: half of the words must name code, or two of a bug
-    report's or of an everyday-sense prompt's ("the kitchen pipe is leaking again, should I call a
-    plumber": one; "best time of year to visit Kyoto to avoid the crowds": two of seven).
+    everyday words some name contains are not enough: half of the words, and two at least, must name code;
+    two of a bug report's or of an everyday-sense prompt's ("the kitchen pipe is leaking again, should I
+    call a plumber": one; "best time of year to visit Kyoto to avoid the crowds": two of seven; "who wrote
+    the first compiler": one of two).
     A word of a recalled memory's title or body always counts: the team wrote it about this repo (the
     pipeline passes no working memory: those only list where recent prompts led). When
     search did not answer (`searched` false) only a genre skips: a failed search is no evidence; a
@@ -257,7 +258,7 @@ def gate(
         return GateVerdict(False, f"{named}, in a bug report", matched)  # once; its symptoms rarely
     if share >= SIMILAR_COVERAGE and (len(matched) >= 2 or (similar or 0.0) >= SIMILAR) and not sure:
         return GateVerdict(False, f"{named}: {len(matched)} of its {len(stems)} words", matched)
-    if share >= COVERAGE and (route.off_topic not in _ABOUT_THE_EXCHANGE or len(matched) >= 2):
+    if share >= COVERAGE and (route.off_topic not in _ABOUT_THE_EXCHANGE and not sure or len(matched) >= 2):
         return GateVerdict(False, f"{named}: {len(matched)} of its {len(stems)} words", matched)
     asked = tuple(s for s in content_stems(_last_sentence(text)) if s in stems)  # the ask after a preamble
     named_in_ask = tuple(s for s in asked if s in matched)
