@@ -74,7 +74,7 @@ def add_code(
             cut.append(code_item(candidate, 0, "duplicate", path))
             continue
         overlap = _overlap(shown.get(path, ()), chunk.start_line, chunk.end_line, selected.header)
-        elided = () if selected.header else _enclosed(shown.get(path, ()), chunk, policy)
+        elided = _enclosed(shown.get(path, ()), chunk, policy) if overlap and not selected.header else []
         if overlap and not elided:
             cut.append(code_item(candidate, 0, f"overlaps {overlap} already shown", path))
             continue
