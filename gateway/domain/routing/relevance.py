@@ -254,15 +254,18 @@ def gate(
         return GateVerdict(False, f"{named}, asked the way one asks about code", matched)
     if similar is not None and similar < SIMILAR_FLOOR and _read_whole(text):  # "a normal resting heart rate"
         return GateVerdict(True, f"{named}, but nothing found reads like the prompt ({similar:.3f})", matched)
-    if route.name is RouteName.BUG and (len(matched) >= 2 or not sure):  # a bug report names its code
-        return GateVerdict(False, f"{named}, in a bug report", matched)  # once; its symptoms rarely
+    asked = tuple(s for s in content_stems(_last_sentence(text)) if s in stems)  # the ask after a preamble
+    named_in_ask = tuple(s for s in asked if s in matched)
+    ends_named = len(asked) < len(stems) and bool(named_in_ask) and len(named_in_ask) >= COVERAGE * len(asked)
+    # A bug report names its code once; its symptoms rarely. A sure reading asks for two words, or a
+    # preamble ending on a short ask that names code ("…barely slept. Anyway, why are refunds slow?").
+    if route.name is RouteName.BUG and (len(matched) >= 2 or not sure or ends_named):
+        return GateVerdict(False, f"{named}, in a bug report", matched)
     if share >= SIMILAR_COVERAGE and (len(matched) >= 2 or (similar or 0.0) >= SIMILAR) and not sure:
         return GateVerdict(False, f"{named}: {len(matched)} of its {len(stems)} words", matched)
     if share >= COVERAGE and (route.off_topic not in _ABOUT_THE_EXCHANGE and not sure or len(matched) >= 2):
         return GateVerdict(False, f"{named}: {len(matched)} of its {len(stems)} words", matched)
-    asked = tuple(s for s in content_stems(_last_sentence(text)) if s in stems)  # the ask after a preamble
-    named_in_ask = tuple(s for s in asked if s in matched)
-    if len(asked) < len(stems) and len(named_in_ask) >= 2 and len(named_in_ask) >= COVERAGE * len(asked):
+    if ends_named and len(named_in_ask) >= 2:
         return GateVerdict(
             False, f"{named}: {len(named_in_ask)} of the {len(asked)} words it ends on", matched
         )
