@@ -33,10 +33,24 @@ def render_code(chunk: Chunk, path: str, reason: str, body: str | None = None) -
     return f"{code_heading(chunk, path, reason)}{fence}{language}\n{content}{fence}\n"
 
 
+def source_lines(chunk: Chunk) -> list[str] | None:
+    """The chunk's content lines when line i is source line `start_line + i` for every line; None when it
+    is not (an outline of a long definition, a span the content does not fill, or a line break other than
+    `\n` or `\r\n` — a form feed, a `\r` alone — that `splitlines` would count and the indexer did not)."""
+    lines = chunk.content.splitlines()
+    exact = [line.removesuffix("\r") for line in chunk.content.split("\n")]  # CRLF counts once
+    if exact and exact[-1] == "":
+        exact.pop()
+    if lines != exact or len(lines) != chunk.end_line - chunk.start_line + 1:
+        return None
+    return lines
+
+
 def elide_lines(chunk: Chunk, ranges: Sequence[tuple[int, int]]) -> tuple[str, list[int]]:
     """The chunk's content with each source line range in `ranges` (sorted, inside the chunk, not
     overlapping) replaced by one `… lines a-b shown above` line, and each line's source offset from
-    `chunk.start_line` (a marker stands at the last line it replaces)."""
+    `chunk.start_line` (a marker stands at the last line it replaces). The content's lines must be its
+    source lines (`source_lines`)."""
     lines = chunk.content.splitlines()
     out: list[str] = []
     offsets: list[int] = []

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from gateway.domain.code_render import elide_lines, render_code, trim_code
+from gateway.domain.code_render import elide_lines, render_code, source_lines, trim_code
 from gateway.domain.code_select import RESIDUE_KINDS, Replaced, Selected, class_header_mapped, select_granular
 from gateway.domain.context_types import (
     MAX_CHARS_PER_TOKEN,
@@ -130,7 +130,9 @@ def _enclosed(
     """The shown blocks the chunk overlaps, when every one of them lies strictly inside it and at least
     `policy.enclosing_rest_lines` of its other lines hold code: a function or class whose closures or
     methods are already on screen is shown with those elided — its own body may be the answer (a fix in
-    `ready` beside its shown `ready.runHooks`). Else none: the chunk is cut as an overlap."""
+    `ready` beside its shown `ready.runHooks`). Else none: the chunk is cut as an overlap. Also none when
+    the chunk's lines are not its source lines one to one (`source_lines`): an outline of a long definition,
+    whose closures are one signature line each, has no line to elide by number."""
     if chunk.kind in RESIDUE_KINDS:
         return []  # residue gives way to the definitions inside it (select_granular)
     inside: list[tuple[int, int]] = []
@@ -142,7 +144,9 @@ def _enclosed(
         inside.append((start, end))
     if not inside:
         return []
-    lines = chunk.content.splitlines()
+    lines = source_lines(chunk)
+    if lines is None:
+        return []
     rest = sum(
         1
         for offset, line in enumerate(lines)

@@ -198,12 +198,15 @@ def seeds_in_search_order(seeds: Sequence[Ref], search: Sequence[Chunk]) -> list
     and path alone, while search has read the whole prompt. Definitions search did not find follow the
     ones it did, in their own order; each name keeps its place."""
     rank = {chunk.id: i for i, chunk in enumerate(search)}
-    by_name: dict[str, list[Ref]] = {}
+    runs: list[list[Ref]] = []  # the lookup resolves name by name: one name's definitions are adjacent
     for ref in seeds:
-        by_name.setdefault(ref.name, []).append(ref)
-    for refs in by_name.values():
+        if runs and runs[-1][0].name == ref.name:
+            runs[-1].append(ref)
+        else:
+            runs.append([ref])
+    for refs in runs:
         refs.sort(key=lambda ref: rank.get(ref.id, len(rank)))  # stable: unfound keep their order
-    return [ref for refs in by_name.values() for ref in refs]
+    return [ref for refs in runs for ref in refs]
 
 
 class Located(Protocol):

@@ -77,6 +77,10 @@ def test_definitions_of_one_name_follow_search_and_each_name_keeps_its_place():
     search = [chunk("router", "lib/route.js"), chunk("listen"), chunk("app", "app.js")]
     assert seeds_in_search_order([app, types, router, other], search) == [router, app, types, other]
     assert seeds_in_search_order([other, app, router], []) == [other, app, router]  # no search: as resolved
+    # Only one name's adjacent definitions are reordered: two asked names that share a short name keep their
+    # places around the name between them.
+    again = named("again", "hasRoute", "lib/other.js")
+    assert seeds_in_search_order([app, other, again], [chunk("again")]) == [app, other, again]
 
 
 def test_the_search_order_decides_between_two_definitions_of_a_named_function():

@@ -993,6 +993,9 @@ def test_a_sure_reading_needs_two_named_words_in_a_bug_report() -> None:
     assert not gate(_cued(prompt, 0.99), prompt, names, reading=unsure).skip  # one word, as before
     sure = gate(_cued(prompt, 0.99), prompt, names, reading=MODEL_CONFIDENT)
     assert sure.skip and sure.matched == ("call",), sure.reason
+    for short in ("why are refunds slow?", "drove back late and barely slept. Anyway, why are refunds slow?"):
+        verdict = gate(_cued(short, 0.99), short, ["RefundService.process"], reading=0.99)
+        assert not verdict.skip, (short, verdict.reason)  # half of the ask is named
     report = "the upload hangs after the second file, can you check why"
     kept = gate(_cued(report, 0.99), report, ["Uploader.upload_file", "src/upload.py"], reading=0.99)
     assert not kept.skip and len(kept.matched) == 2, kept.reason

@@ -2,8 +2,10 @@
 stop measures against the best candidate actually placed."""
 
 import re
+from dataclasses import replace
 
 from gateway.domain.assembly import BudgetPolicy, CodeCandidate, assemble_context
+from gateway.domain.code_render import source_lines
 from gateway.domain.code_select import class_header
 from kit.domain import Chunk, ChunkKind
 
@@ -180,3 +182,34 @@ def test_a_block_straddling_a_shown_one_is_still_cut_as_an_overlap():
     )
     assert [i.chunk_id for i in result.items] == ["c-ready"]
     assert [(c.chunk_id, c.note) for c in result.cut] == [("c-mid", "overlaps src/a.py:10-69 already shown")]
+
+
+def test_an_outline_whose_lines_are_not_its_source_lines_is_cut_not_elided_by_number():
+    """A long definition indexed as an outline holds one line per closure: line i is not source line
+    start + i, so eliding by number would hide the wrong lines."""
+    outer, inner = _enclosing()
+    lines = outer.content.splitlines()
+    outline = replace(outer, content="\n".join([*lines[:10], "    def run_hooks(): ...", *lines[20:]]) + "\n")
+    result = assemble_context(
+        "bug", [CodeCandidate(inner, 2.0), CodeCandidate(outline, 1.0)], budget_tokens=4_000, policy=NO_CAP
+    )
+    assert [i.chunk_id for i in result.items] == ["c-hooks"]
+    assert [(c.chunk_id, c.note) for c in result.cut] == [
+        ("c-ready", "overlaps src/a.py:20-29 already shown")
+    ]
+
+
+def test_a_form_feed_line_break_is_no_source_line_break():
+    outer, inner = _enclosing()
+    with_form_feed = replace(
+        outer, content=outer.content.replace("# source line 12\n", "# source line 12\x0c x\n")
+    )
+    assert source_lines(with_form_feed) is None  # splitlines would count a line the indexer did not
+    assert source_lines(replace(outer, content=outer.content.replace("\n", "\r\n"))) is not None
+    result = assemble_context(
+        "bug",
+        [CodeCandidate(inner, 2.0), CodeCandidate(with_form_feed, 1.0)],
+        budget_tokens=4_000,
+        policy=NO_CAP,
+    )
+    assert [i.chunk_id for i in result.items] == ["c-hooks"]

@@ -213,10 +213,11 @@ def gate(
     Named words keep nothing when no hit's embedding reads like the prompt (top cosine below
     `SIMILAR_FLOOR`, once vectors exist), except beside small talk or in a behaviour ask.
     When the off-topic model is sure (`reading`, its probability, at least `MODEL_CONFIDENT`), a few
-    everyday words some name contains are not enough: half of the words, and two at least, must name code;
-    two of a bug report's or of an everyday-sense prompt's ("the kitchen pipe is leaking again, should I
-    call a plumber": one; "best time of year to visit Kyoto to avoid the crowds": two of seven; "who wrote
-    the first compiler": one of two).
+    everyday words some name contains are not enough: half of the words, and two at least, must name code
+    (or a hit read like the prompt); two of a bug report's, or half of its last sentence's, and two of an
+    everyday-sense prompt's ("the kitchen pipe is leaking again, should I call a plumber": one of eight;
+    "best time of year to visit Kyoto to avoid the crowds": two of seven; "who wrote the first compiler":
+    one of two).
     A word of a recalled memory's title or body always counts: the team wrote it about this repo (the
     pipeline passes no working memory: those only list where recent prompts led). When
     search did not answer (`searched` false) only a genre skips: a failed search is no evidence; a
@@ -256,16 +257,16 @@ def gate(
         return GateVerdict(True, f"{named}, but nothing found reads like the prompt ({similar:.3f})", matched)
     asked = tuple(s for s in content_stems(_last_sentence(text)) if s in stems)  # the ask after a preamble
     named_in_ask = tuple(s for s in asked if s in matched)
-    ends_named = len(asked) < len(stems) and bool(named_in_ask) and len(named_in_ask) >= COVERAGE * len(asked)
-    # A bug report names its code once; its symptoms rarely. A sure reading asks for two words, or a
-    # preamble ending on a short ask that names code ("…barely slept. Anyway, why are refunds slow?").
-    if route.name is RouteName.BUG and (len(matched) >= 2 or not sure or ends_named):
+    ask_named = bool(named_in_ask) and len(named_in_ask) >= COVERAGE * len(asked)
+    # A bug report names its code once; its symptoms rarely. A sure reading asks for two words, or an ask
+    # half named ("why are refunds slow?", "…barely slept. Anyway, why are refunds slow?").
+    if route.name is RouteName.BUG and (len(matched) >= 2 or not sure or ask_named):
         return GateVerdict(False, f"{named}, in a bug report", matched)
-    if share >= SIMILAR_COVERAGE and (len(matched) >= 2 or (similar or 0.0) >= SIMILAR) and not sure:
+    if share >= SIMILAR_COVERAGE and ((len(matched) >= 2 and not sure) or (similar or 0.0) >= SIMILAR):
         return GateVerdict(False, f"{named}: {len(matched)} of its {len(stems)} words", matched)
     if share >= COVERAGE and (route.off_topic not in _ABOUT_THE_EXCHANGE and not sure or len(matched) >= 2):
         return GateVerdict(False, f"{named}: {len(matched)} of its {len(stems)} words", matched)
-    if ends_named and len(named_in_ask) >= 2:
+    if len(asked) < len(stems) and ask_named and len(named_in_ask) >= 2:
         return GateVerdict(
             False, f"{named}: {len(named_in_ask)} of the {len(asked)} words it ends on", matched
         )
