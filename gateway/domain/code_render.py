@@ -46,6 +46,13 @@ def source_lines(chunk: Chunk) -> list[str] | None:
     return lines
 
 
+def is_outline(chunk: Chunk) -> bool:
+    """Whether the chunk is an outline: a long definition indexed with each nested definition reduced to
+    its signature line, so it holds fewer lines than its span (services/indexer parsing `_outline`)."""
+    count = chunk.content.count("\n") + (0 if chunk.content.endswith("\n") else 1)
+    return count < chunk.end_line - chunk.start_line + 1
+
+
 def elide_lines(chunk: Chunk, ranges: Sequence[tuple[int, int]]) -> tuple[str, list[int]]:
     """The chunk's content with each source line range in `ranges` (sorted, inside the chunk, not
     overlapping) replaced by one `… lines a-b shown above` line, and each line's source offset from

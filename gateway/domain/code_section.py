@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from gateway.domain.code_render import elide_lines, render_code, source_lines, trim_code
+from gateway.domain.code_render import elide_lines, is_outline, render_code, source_lines, trim_code
 from gateway.domain.code_select import RESIDUE_KINDS, Replaced, Selected, class_header_mapped, select_granular
 from gateway.domain.context_types import (
     MAX_CHARS_PER_TOKEN,
@@ -74,8 +74,9 @@ def add_code(
             cut.append(code_item(candidate, 0, "duplicate", path))
             continue
         overlap = _overlap(shown.get(path, ()), chunk.start_line, chunk.end_line, selected.header)
-        elided = _enclosed(shown.get(path, ()), chunk, policy) if overlap and not selected.header else []
-        if overlap and not elided:
+        enclosed = _enclosed(shown.get(path, ()), chunk, policy) if overlap and not selected.header else None
+        elided = enclosed or []
+        if overlap and enclosed is None:
             cut.append(code_item(candidate, 0, f"overlaps {overlap} already shown", path))
             continue
         weak = stop.weak(candidate, len(seen_ids))
@@ -126,33 +127,36 @@ def _shaped(
 
 def _enclosed(
     ranges: Sequence[tuple[int, int, str]], chunk: Chunk, policy: BudgetPolicy
-) -> list[tuple[int, int]]:
-    """The shown blocks the chunk overlaps, when every one of them lies strictly inside it and at least
-    `policy.enclosing_rest_lines` of its other lines hold code: a function or class whose closures or
-    methods are already on screen is shown with those elided — its own body may be the answer (a fix in
-    `ready` beside its shown `ready.runHooks`). Else none: the chunk is cut as an overlap. Also none when
-    the chunk's lines are not its source lines one to one (`source_lines`): an outline of a long definition,
-    whose closures are one signature line each, has no line to elide by number."""
+) -> list[tuple[int, int]] | None:
+    """The shown blocks to elide from a chunk that overlaps them, when every one lies strictly inside it and
+    at least `policy.enclosing_rest_lines` of its other lines hold code: a function or class whose closures
+    or methods are already on screen is shown with those elided — its own body may be the answer (a fix in
+    `ready` beside its shown `ready.runHooks`). An outline (a long definition indexed with each nested
+    definition as its signature line, `is_outline`) already leaves them out: shown as it is (no range).
+    None when it is to be cut as an overlap, and when its lines are not its source lines one to one
+    otherwise (`source_lines`: nothing to elide by number)."""
     if chunk.kind in RESIDUE_KINDS:
-        return []  # residue gives way to the definitions inside it (select_granular)
+        return None  # residue gives way to the definitions inside it (select_granular)
     inside: list[tuple[int, int]] = []
     for start, end, _ in ranges:
         if not (start <= chunk.end_line and chunk.start_line <= end):
             continue
         if not (chunk.start_line < start and end <= chunk.end_line):
-            return []  # a block that holds this one, or straddles its edge
+            return None  # a block that holds this one, or straddles its edge
         inside.append((start, end))
     if not inside:
+        return None
+    if is_outline(chunk):
         return []
     lines = source_lines(chunk)
     if lines is None:
-        return []
+        return None
     rest = sum(
         1
         for offset, line in enumerate(lines)
         if line.strip() and not any(s <= chunk.start_line + offset <= e for s, e in inside)
     )
-    return sorted(inside) if rest >= policy.enclosing_rest_lines else []
+    return sorted(inside) if rest >= policy.enclosing_rest_lines else None
 
 
 # Search hits and call-graph neighbours are measured by their own source: the first one placed is their

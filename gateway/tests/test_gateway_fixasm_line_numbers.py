@@ -184,19 +184,18 @@ def test_a_block_straddling_a_shown_one_is_still_cut_as_an_overlap():
     assert [(c.chunk_id, c.note) for c in result.cut] == [("c-mid", "overlaps src/a.py:10-69 already shown")]
 
 
-def test_an_outline_whose_lines_are_not_its_source_lines_is_cut_not_elided_by_number():
-    """A long definition indexed as an outline holds one line per closure: line i is not source line
-    start + i, so eliding by number would hide the wrong lines."""
+def test_an_outline_after_its_shown_closure_is_shown_as_it_is():
+    """A long definition indexed as an outline holds one signature line per closure: line i is not source
+    line start + i, so nothing is elided by number; the closure's body is not in it to repeat."""
     outer, inner = _enclosing()
     lines = outer.content.splitlines()
     outline = replace(outer, content="\n".join([*lines[:10], "    def run_hooks(): ...", *lines[20:]]) + "\n")
     result = assemble_context(
         "bug", [CodeCandidate(inner, 2.0), CodeCandidate(outline, 1.0)], budget_tokens=4_000, policy=NO_CAP
     )
-    assert [i.chunk_id for i in result.items] == ["c-hooks"]
-    assert [(c.chunk_id, c.note) for c in result.cut] == [
-        ("c-ready", "overlaps src/a.py:20-29 already shown")
-    ]
+    assert [i.chunk_id for i in result.items] == ["c-hooks", "c-ready"]
+    assert "shown above" not in result.text and result.text.count("hook_0()") == 1
+    assert "state_8 = app.load(8)  # source line 19\n    def run_hooks(): ...\n    app.step(0)" in result.text
 
 
 def test_a_form_feed_line_break_is_no_source_line_break():
