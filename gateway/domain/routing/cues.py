@@ -221,8 +221,9 @@ _DEFINITE_CODE = re.compile(
     rf"\b(?:the|this|{_THAT}|these|those|our|my)\s+(?:[\w'-]+\s+){{0,3}}(?:{_TOPIC_WORDS}|{_STRONG_WORDS})\b"
 )
 _DEFINITE_TOPIC = re.compile(rf"\b(?:the|this|{_THAT}|these|those|our)\s+(?:[\w'-]+\s+)?(?:{_TOPIC_WORDS})\b")
-# Big-O notation is mathematics, not a call: "why is quicksort O(n^2) in the worst case"; "tl;dr" is chat.
-_BIG_O = re.compile(r"\b[OΘΩo]\((?:[\w^*+\s·.-]|log|\(\w+\))*\)|\btl;\s?dr\b", re.IGNORECASE)
+# Notation in prose that only looks like code: big-O is mathematics, not a call ("why is quicksort O(n^2) in
+# the worst case"), and "tl;dr" is chat.
+_PROSE_NOTATION = re.compile(r"\b[OΘΩo]\((?:[\w^*+\s·.-]|log|\(\w+\))*\)|\btl;\s?dr\b", re.IGNORECASE)
 # "where/how (do) we <verb>": the team asking about its own code ("where we validate the input"),
 # not about the exchange ("where were we", "how are we doing", "how long have we been talking").
 _TEAM_ASKS = re.compile(
@@ -340,7 +341,7 @@ def _writes_about_code(
     cue, whole = _CUE_RES[category], lower(text)
     lowered = _without_material(cue, whole, colon=category != UNRELATED)
     if any(_code_shaped(seed) for seed in seeds) or _CODE_PUNCTUATION.search(
-        _BIG_O.sub(_blank, unquoted(text))
+        _PROSE_NOTATION.sub(_blank, unquoted(text))
     ):
         return True
     if _QUOTED_CODE_PUNCTUATION.search(text):
@@ -407,7 +408,7 @@ def has_hard_code_signal(text: str, seeds: tuple[str, ...] | None = None) -> boo
     if seeds is None:
         seeds = extract_seeds(text)
     return any(_code_shaped(seed) for seed in seeds) or bool(
-        _CODE_PUNCTUATION.search(_BIG_O.sub(_blank, text))
+        _CODE_PUNCTUATION.search(_PROSE_NOTATION.sub(_blank, text))
     )
 
 

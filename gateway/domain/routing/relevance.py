@@ -264,7 +264,7 @@ def gate(
         return GateVerdict(False, f"{named}, in a bug report", matched)
     if share >= SIMILAR_COVERAGE and ((len(matched) >= 2 and not sure) or (similar or 0.0) >= SIMILAR):
         return GateVerdict(False, f"{named}: {len(matched)} of its {len(stems)} words", matched)
-    if share >= COVERAGE and (route.off_topic not in _ABOUT_THE_EXCHANGE and not sure or len(matched) >= 2):
+    if share >= COVERAGE and ((route.off_topic not in _ABOUT_THE_EXCHANGE and not sure) or len(matched) >= 2):
         return GateVerdict(False, f"{named}: {len(matched)} of its {len(stems)} words", matched)
     if len(asked) < len(stems) and ask_named and len(named_in_ask) >= 2:
         return GateVerdict(
