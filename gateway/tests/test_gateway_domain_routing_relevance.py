@@ -203,6 +203,12 @@ def test_a_writing_request_with_a_bare_topic_word_is_creative_one_about_this_cod
         "tell me a joke about fixtures",  # a word for code as the piece's topic
         "Could you write a sonnet about merge conflicts",
         "short story where a null pointer falls in love with a segfault",  # reads as a bug report too
+        # "the" in what the piece is about is the story's own, not this project's
+        "write a funny story where a junior dev deletes the production database",
+        "Write a limerick about a developer who forgot a semicolon and broke the build",
+        "write a haiku about a CI pipeline that fails only on fridays",
+        "compose a dramatic breakup letter from a programmer to their old laptop",
+        "write a pep talk for a kids' soccer team that just lost 8-0",
     ):
         assert classify(prompt).off_topic == "creative", prompt
         assert gate(
@@ -213,6 +219,9 @@ def test_a_writing_request_with_a_bare_topic_word_is_creative_one_about_this_cod
         "write a haiku-style comment for the main function",
         "translate this loop into a list comprehension",
         "is there a function that translates dates to spanish",
+        "write a short story about how our retry logic works",  # "our": this project's code
+        "the riddle screen where you guess crashes on submit",  # a feature named by a genre word
+        "draft an error message for the failed upload",
     ):
         assert not classify(prompt).off_topic, prompt
 

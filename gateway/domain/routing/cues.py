@@ -63,10 +63,10 @@ _CUES: dict[str, str] = {
     "creative": (
         r"\b(?:poem|poems|poetry|haiku|haikus|sonnet|limerick|lyrics|joke|jokes|riddle|riddles|fairy\s*tale|"
         r"(?:bedtime|short|horror|ghost|love|funny|scary|detective|fantasy|sci-?fi|children'?s)\s+(?:\w+\s+)?(?:story|stories)|love\s+letter|ballad|rhymes?|rhyming|fable|novel|screenplay|"
-        r"a\s+song|rap\s+(?:song|verse|battle)|pun|puns|toast\s+for|wedding\s+speech|eulogy|"
+        r"a\s+song|rap\s+(?:song|verse|battle)|pun|puns|toast\s+for|wedding\s+speech|eulogy|pep\s+talk|monologue|"
         r"birthday\s+(?:message|card|wish)|slogan|tagline\s+for\s+my|story\s+about|tale\s+about)\b|"
         r"\b(?:tweet|instagram\s+caption|linkedin\s+post|social\s+media\s+post)\b|"
-        r"\b(?:write|compose|draft|make\s+up|come\s+up\s+with)\s+(?:me\s+)?(?:an?\s+)?(?:\w+\s+)?"
+        r"\b(?:write|compose|draft|make\s+up|come\s+up\s+with)\s+(?:me\s+)?(?:an?\s+)?(?:\w+\s+){0,2}"
         r"(?:verse|stanza|essay|speech|letter|story|tale|song|script\s+for\s+a\s+(?:movie|play|video))\b"
     ),
     "translation": (
@@ -220,6 +220,11 @@ _THAT = r"that(?!\s+(?:nobody|no\s+one|everyone|everybody|someone|somebody|i|you
 _DEFINITE_CODE = re.compile(
     rf"\b(?:the|this|{_THAT}|these|those|our|my)\s+(?:[\w'-]+\s+){{0,3}}(?:{_TOPIC_WORDS}|{_STRONG_WORDS})\b"
 )
+# Pointing at this project's code itself: "our retry logic", "this function", "the worst function in here".
+_OURS = re.compile(
+    rf"\b(?:this|these|those|our)\s+(?:[\w'-]+\s+){{0,3}}(?:{_TOPIC_WORDS}|{_STRONG_WORDS})\b|\bin\s+here\b|"
+    r"\b(?:this|our)\s+(?:repo|repository|codebase|code\s*base|project)\b"
+)
 _DEFINITE_TOPIC = re.compile(rf"\b(?:the|this|{_THAT}|these|those|our)\s+(?:[\w'-]+\s+)?(?:{_TOPIC_WORDS})\b")
 # Notation in prose that only looks like code: big-O is mathematics, not a call ("why is quicksort O(n^2) in
 # the worst case"), and "tl;dr" is chat.
@@ -346,11 +351,15 @@ def _writes_about_code(
         return True
     if _QUOTED_CODE_PUNCTUATION.search(text):
         return True
-    if _ARTEFACTS.search(lowered) or _DEFINITE_CODE.search(lowered) or _TEAM_ASKS.search(lowered):
-        return True
     first = cue.search(_QUOTED.sub(_blank, whole))
     if first is None:
         return True  # the cue's word is quoted: a name ("why does "translate" fail on empty strings")
+    if _ARTEFACTS.search(lowered) or _TEAM_ASKS.search(lowered) or _OURS.search(lowered):
+        return True
+    # In what the piece is about, "the" is the story's own: "a limerick about a developer who broke the
+    # build", "a story where a junior dev deletes the production database" point at no code of this project.
+    if _DEFINITE_CODE.search(lowered[: first.end()] + _without_topic(lowered, first.end())):
+        return True
     if category == UNRELATED and STRONG_CODE_WORDS.search(lowered):
         return True  # the user's question beside the disclaimer
     if route is RouteName.BUG and STRONG_CODE_WORDS.search(_without_topic(lowered, first.end())):
@@ -359,8 +368,12 @@ def _writes_about_code(
 
 
 # What a piece asked for is about, right after the cue: "a haiku about a failing test", "a limerick for the
-# team about…" (to the end of the prompt), not "the jokes page shows an error about a failed request".
-_PIECE_TOPIC = re.compile(r"\s*(?:[\w'-]+\s+){0,3}?(?:about|on\s+the\s+(?:topic|theme)\s+of)\b.*", re.DOTALL)
+# team about…", "a story where the intern deletes the database" (to the end of the prompt), not "the jokes
+# page shows an error about a failed request" or "the riddle screen where you guess crashes".
+_PIECE_TOPIC = re.compile(
+    r"\s*(?:(?:[\w'-]+\s+){0,3}?(?:about|on\s+the\s+(?:topic|theme)\s+of)|where|in\s+which|featuring|starring)\b.*",
+    re.DOTALL,
+)
 # Code punctuation that quoted material keeps: prose inside quotes has parentheses and full stops
 # ('translate "Permission denied (publickey)."'), markup and placeholders are code ("<b>{name}</b>").
 _QUOTED_CODE_PUNCTUATION = re.compile(r"[{}\[\]<>`=]|=>|::|->|\$\w")

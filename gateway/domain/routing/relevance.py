@@ -114,8 +114,15 @@ READS_OFF_TOPIC = "reads off-topic"
 # when the conversation gets too long"), the rest below 0.88 or at 0.94+ (cued at 0.93 already): 0.9 beside
 # a code word, a pointing word or in a bug report, 0.93 when the team asks. Held out, the routing sets gained
 # 0.00–0.03 skip accuracy (bench/README "probe7"), no false skip.
+# Fifth session (2026-12-05): with each routing set read by a model fitted without it, no code prompt beside
+# one sign read above 0.75 ("how does marble testing fake time? like what does a dash mean in those
+# diagrams"); only a change asked of what is on screen ("can you tidy this up" 0.81, exempt) and a code
+# word pointed at ("translate this loop into a list comprehension", "whats the weather like in this
+# codebase" 0.91, `MODEL_OFF_TOPIC_POINTED`) read higher. 0.8 beside one sign gained 0.00–0.03 skip accuracy
+# on every set, no false skip; 0.85 when the team asks gained nothing more, so 0.93 stays (the cross-validation
+# above put such code prompts at 0.90–0.91); 0.9 beside both signs made 7 false skips.
 MODEL_OFF_TOPIC = 0.6
-MODEL_OFF_TOPIC_SURE = 0.9
+MODEL_OFF_TOPIC_SURE = 0.8
 MODEL_OFF_TOPIC_TEAM = 0.93
 MODEL_OFF_TOPIC_POINTED = 0.95
 # A reading at least this sure asks more of the words that keep a cued prompt (see `gate`). Measured with each
