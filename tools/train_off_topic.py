@@ -35,6 +35,14 @@ code whose first sentence is chat. Measured with each routing set held out (2026
 probe3 0.847 → 0.864, probe4 0.734 → 0.745 skip accuracy in the gate, probe7 0.823 → 0.817, the rest
 equal or up, no false skip (bench/README "probe7").
 
+Neighbours (fifth session, 2026-12-05): the model file names a sibling `<name>_examples.npz` holding every
+training prompt's unit vector (as read, int8) and label; the service's reading is the higher of the logistic
+regression's and the similarity-weighted share of off-topic prompts among the 10 nearest
+(`OffTopicModel.neighbour_reading`). Measured leave one set out on the nine routing sets (embeddings only):
+the neighbours alone separate a set's skip prompts from its code prompts as well as or better than the
+regression on seven of nine (AUC 0.988–1.000 against 0.986–1.000); through the gate, see bench/README
+"Fifth session".
+
 Full-batch gradient descent in float64 from zeros: the same embeddings give the same weights.
 """
 
@@ -62,6 +70,7 @@ from services.search.bootstrap import QUERY_TOKENS  # noqa: E402
 from services.search.domain.embedding_text import query_for_embedding, reading_windows  # noqa: E402
 from services.search.domain.topicality import (  # noqa: E402
     BUNDLED_MODEL,
+    EXAMPLE_SCALE,
     OffTopicModel,
     feature_weight,
     word_features,
@@ -224,7 +233,10 @@ def main() -> int:
     for name in sets if report else []:
         inside = groups == name
         vector, words, bias = fit_rows(x[~inside], list(texts[~inside]), y[~inside])
-        held = OffTopicModel(embedder.name, vector.astype(np.float32), bias, words)
+        unit = x[~inside] / np.linalg.norm(x[~inside], axis=1, keepdims=True)
+        held = OffTopicModel(
+            embedder.name, vector.astype(np.float32), bias, words, unit.astype(np.float32), y[~inside]
+        )
         p = np.array(
             [
                 held.probability(embedder.name, v, t)
@@ -240,6 +252,14 @@ def main() -> int:
     vector, words, bias = fit_rows(x[kept], list(texts[kept]), y[kept])
     model = OffTopicModel(embedder.name, vector.astype(np.float32), bias, words)
     out = args.out or BUNDLED_MODEL
+    examples = out.with_name(f"{out.stem}_examples.npz")
+    unit = x[kept] / np.linalg.norm(x[kept], axis=1, keepdims=True)
+    with examples.open("wb") as f:  # the prompts as read, for the neighbour reading
+        np.savez_compressed(
+            f,
+            vectors=np.round(unit * EXAMPLE_SCALE).astype(np.int8),
+            labels=y[kept].astype(np.int8),
+        )
     out.write_text(
         json.dumps(
             {
@@ -250,11 +270,12 @@ def main() -> int:
                 "bias": round(model.bias, 6),
                 "weights": [round(float(w), 6) for w in model.weights],
                 "words": {w: round(v, 6) for w, v in words.items() if abs(v) >= 1e-4},
+                "examples": examples.name,
             }
         )
         + "\n"
     )
-    print(f"wrote {out}")
+    print(f"wrote {out} and {examples}")
     return 0
 
 

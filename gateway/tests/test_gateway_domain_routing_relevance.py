@@ -852,6 +852,19 @@ def test_a_prompt_in_another_language_is_kept_on_one_word_the_code_names() -> No
     assert with_model_cue(plain, "how to cook rice without a cooker", 0.99).off_topic  # English: heard
 
 
+def test_a_prompt_that_names_the_repo_is_not_judged_by_the_model() -> None:
+    """Asked of "this codebase" or "our repo" by name: about the code, however chatty it reads."""
+    for prompt in (
+        "whats the weather like in this codebase - any messy spots I should avoid touching",
+        "is there anything in our repo that still needs the old login flow",
+    ):
+        route = classify(prompt)
+        assert not route.off_topic and route.name is not RouteName.SKIP, prompt
+        assert with_model_cue(route, prompt, 0.999) == route, prompt
+    plain = "whats the weather like in this module - any messy spots I should avoid"  # no repo named: heard
+    assert with_model_cue(classify(plain), plain, 0.999).off_topic == READS_OFF_TOPIC
+
+
 @pytest.mark.parametrize(
     "prompt",
     [

@@ -220,11 +220,21 @@ _THAT = r"that(?!\s+(?:nobody|no\s+one|everyone|everybody|someone|somebody|i|you
 _DEFINITE_CODE = re.compile(
     rf"\b(?:the|this|{_THAT}|these|those|our|my)\s+(?:[\w'-]+\s+){{0,3}}(?:{_TOPIC_WORDS}|{_STRONG_WORDS})\b"
 )
+# The repo itself, named: "in this codebase", "our repo".
+_THIS_REPO = r"\b(?:this|our)\s+(?:repo|repository|codebase|code\s*base|project)\b"
 # Pointing at this project's code itself: "our retry logic", "this function", "the worst function in here".
 _OURS = re.compile(
     rf"\b(?:this|these|those|our)\s+(?:[\w'-]+\s+){{0,3}}(?:{_TOPIC_WORDS}|{_STRONG_WORDS})\b|\bin\s+here\b|"
-    r"\b(?:this|our)\s+(?:repo|repository|codebase|code\s*base|project)\b"
+    + _THIS_REPO
 )
+_NAMES_THIS_REPO = re.compile(_THIS_REPO)
+
+
+def names_this_repo(text: str) -> bool:
+    """The prompt names the repo itself ("whats the weather like in this codebase", "our repo")."""
+    return bool(_NAMES_THIS_REPO.search(lower(text)))
+
+
 _DEFINITE_TOPIC = re.compile(rf"\b(?:the|this|{_THAT}|these|those|our)\s+(?:[\w'-]+\s+)?(?:{_TOPIC_WORDS})\b")
 # Notation in prose that only looks like code: big-O is mathematics, not a call ("why is quicksort O(n^2) in
 # the worst case"), and "tl;dr" is chat.

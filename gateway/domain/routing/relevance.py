@@ -52,6 +52,7 @@ from gateway.domain.routing.cues import (
     has_hard_code_signal,
     has_strong_code_signal,
     lower,
+    names_this_repo,
     points_back,
     team_asks,
     unquoted,
@@ -161,7 +162,7 @@ def with_model_cue(route: Route, text: str, off_topic: float | None) -> Route:
     - a prompt with no content word ("how come?", "which is better?"), or one the model did not read (a long
       one in more parts than the search service reads: no reading);
     - a cue of its own, a follow-up, a skip, an architecture question ("give me the lay of the land");
-    - an identifier, a path or code punctuation;
+    - an identifier, a path or code punctuation, or the repo named ("in this codebase", "our repo");
     - a greeting or thanks at the start (it sways the reading: "hello! how are you? why are refunds slow")
       or another language than English (the embedder's);
     - a change asked of what a word points at ("can you clean this up a bit"; "could you make it shorter"
@@ -169,6 +170,8 @@ def with_model_cue(route: Route, text: str, off_topic: float | None) -> Route:
     if route.off_topic or route.follow_up or route.name in (RouteName.SKIP, RouteName.ARCHITECTURE):
         return route
     if off_topic is None or off_topic < MODEL_OFF_TOPIC or has_hard_code_signal(text, route.seeds):
+        return route
+    if names_this_repo(text):  # "whats the weather like in this codebase": asked of the repo by name
         return route
     if not _model_reads(text):
         return route

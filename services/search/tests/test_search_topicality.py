@@ -253,3 +253,67 @@ async def test_the_reading_crosses_grpc_as_an_optional_field(stub) -> None:
     assert reply.HasField("off_topic") is has_model
     if has_model:
         assert reply.off_topic > 0.9
+
+
+def _with_examples(
+    tmp_path: Path, vectors: np.ndarray, labels: list[int], name: str = "m_examples.npz"
+) -> Path:
+    np.savez(tmp_path / name, vectors=vectors, labels=np.array(labels, np.int8))
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps({"embedder": "e", "weights": [0.0, 0.0, 0.0], "bias": 0.0, "examples": name}))
+    return path
+
+
+def test_the_neighbour_reading_is_the_weighted_share_of_off_topic_prompts_nearest_the_query(
+    tmp_path: Path,
+) -> None:
+    chat, code = [1.0, 0.0, 0.0], [0.0, 1.0, 0.0]
+    model = OffTopicModel.load(_with_examples(tmp_path, np.array([chat, chat, code], np.float32), [1, 1, 0]))
+    near_chat = model.neighbour_reading(np.array([0.9, 0.1, 0.0], np.float32))
+    near_code = model.neighbour_reading(np.array([0.1, 0.9, 0.0], np.float32))
+    assert near_chat is not None and near_code is not None
+    assert near_chat > 0.99 and near_code < 0.1  # the nearer prompts weigh exponentially more
+    # the reading is the higher of the weights' (0.5 at zero weights) and the neighbours'
+    assert model.probability("e", np.array([0.9, 0.1, 0.0], np.float32), "") == pytest.approx(near_chat)
+    assert model.probability("e", np.array([0.1, 0.9, 0.0], np.float32), "") == pytest.approx(0.5)
+    assert model.neighbour_reading(np.zeros(3, np.float32)) is None
+    assert OffTopicModel("e", np.zeros(3, np.float32), 0.0).neighbour_reading(np.ones(3, np.float32)) is None
+
+
+def test_int8_examples_are_read_as_unit_vectors(tmp_path: Path) -> None:
+    model = OffTopicModel.load(
+        _with_examples(tmp_path, np.array([[127, 0, 0], [0, -127, 0]], np.int8), [1, 0])
+    )
+    assert model.examples is not None
+    assert np.allclose(model.examples, [[1, 0, 0], [0, -1, 0]])
+
+
+@pytest.mark.parametrize(
+    "vectors, labels, name, error",
+    [
+        (np.ones((2, 4), np.float32), [1, 0], "m_examples.npz", "3-wide"),  # another embedder's width
+        (np.ones((2, 3), np.float32), [1], "m_examples.npz", "one 3-wide vector per label"),
+        (np.ones((2, 3), np.float32), [1, 2], "m_examples.npz", "labels 0 or 1"),
+        (np.full((2, 3), np.nan, np.float32), [1, 0], "m_examples.npz", "finite"),
+    ],
+)
+def test_examples_that_do_not_fit_the_model_are_refused_whole(
+    tmp_path: Path, vectors: np.ndarray, labels: list[int], name: str, error: str
+) -> None:
+    with pytest.raises(ValueError, match=error):
+        OffTopicModel.load(_with_examples(tmp_path, vectors, labels, name))
+
+
+@pytest.mark.parametrize("examples", ["missing.npz", "../elsewhere.npz", 3])
+def test_examples_must_be_a_readable_file_beside_the_model(tmp_path: Path, examples: object) -> None:
+    path = tmp_path / "m.json"
+    path.write_text(json.dumps({"embedder": "e", "weights": [1.0], "bias": 0.0, "examples": examples}))
+    with pytest.raises(ValueError, match="m.json"):
+        OffTopicModel.load(path)
+
+
+def test_the_bundled_model_carries_its_examples() -> None:
+    model = OffTopicModel.load()
+    assert model.examples is not None and model.labels is not None
+    assert model.examples.shape == (len(model.labels), model.weights.size)
+    assert 0 < model.labels.mean() < 1  # both kinds of prompt
