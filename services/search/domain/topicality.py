@@ -10,12 +10,12 @@ prompts never used weighs nothing. The search service only reports the number; t
 gate decides what it is worth beside the hits.
 
 The regression draws one boundary through thousands of prompts and reads a plain paraphrase of a
-labelled chat prompt halfway ("the waiter at the café got my order wrong" 0.7 beside "the server at the
-restaurant forgot our order"); the nearest labelled prompts read it as that prompt was. So a model file may
-name its training prompts' vectors (`examples`), and the reading is the higher of the regression's and the
-neighbours' (`neighbour_reading`). Measured with each routing set held out of both (bench/README "Fifth
-session"): skip accuracy +0.01 to +0.05 on seven of eight sets through the gate; the mean of the two readings
-gained less than half of that.
+labelled chat prompt halfway ("lol the server at the cafe got my order wrong twice" 0.58 by a model fitted
+without its set, beside a labelled "the server at the restaurant forgot our order"); the nearest labelled
+prompts read it as that prompt was. So a model file may name its training prompts' vectors (`examples`),
+and the reading is the higher of the regression's and the neighbours' (`neighbour_reading`). Measured with
+each routing set held out of both (bench/README "Fifth session"): skip accuracy +0.006 to +0.055 on seven
+of eight sets through the gate, no false skip; the mean of the two readings moved them −0.018 to +0.037.
 """
 
 from __future__ import annotations
@@ -126,8 +126,7 @@ class OffTopicModel:
     def neighbour_reading(self, vector: np.ndarray) -> float | None:
         """The share of off-topic prompts among the `NEIGHBOURS` labelled prompts nearest the query, each
         weighted by its similarity: what the prompts most like this one were. A paraphrase of a labelled
-        prompt ("the waiter at the café got my order wrong" beside "the server at the restaurant forgot our
-        order") reads as that prompt did, where one linear boundary over all of them reads it halfway.
+        prompt reads as that prompt did, where one linear boundary over all of them may read it halfway.
         None without examples or for a zero vector."""
         if self.examples is None or self.labels is None or not len(self.labels):
             return None
