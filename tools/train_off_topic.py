@@ -40,7 +40,7 @@ training prompt's unit vector (as read, int8) and label; the service's reading i
 regression's and the similarity-weighted share of off-topic prompts among the 10 nearest
 (`OffTopicModel.neighbour_reading`). Measured leave one set out on the nine routing sets (embeddings only):
 the neighbours alone separate a set's skip prompts from its code prompts as well as or better than the
-regression on seven of nine (AUC 0.988–1.000 against 0.986–1.000); through the gate, see bench/README
+regression on six of nine (AUC 0.988–1.000 against 0.986–1.000); through the gate, see bench/README
 "Fifth session".
 
 Full-batch gradient descent in float64 from zeros: the same embeddings give the same weights.
