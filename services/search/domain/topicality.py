@@ -168,7 +168,13 @@ def _examples(path: Path, name: object, dimension: int) -> tuple[np.ndarray | No
             stored = data["vectors"]
             vectors = np.asarray(stored, np.float32) / (EXAMPLE_SCALE if stored.dtype == np.int8 else 1.0)
             labels = np.asarray(data["labels"], np.float32)
-    except (OSError, ValueError, KeyError) as exc:
+    except (
+        OSError,
+        ValueError,
+        KeyError,
+        TypeError,
+        AttributeError,
+    ) as exc:  # not an .npz: no arrays by name
         raise ValueError(f"{path}: its examples {name} are unreadable ({exc})") from exc
     if vectors.ndim != 2 or vectors.shape[1] != dimension or labels.shape != (vectors.shape[0],):
         raise ValueError(f"{path}: examples need one {dimension}-wide vector per label")

@@ -304,8 +304,10 @@ def test_examples_that_do_not_fit_the_model_are_refused_whole(
         OffTopicModel.load(_with_examples(tmp_path, vectors, labels, name))
 
 
-@pytest.mark.parametrize("examples", ["missing.npz", "../elsewhere.npz", 3])
+@pytest.mark.parametrize("examples", ["missing.npz", "../elsewhere.npz", 3, "one_array.npy", "text.npz"])
 def test_examples_must_be_a_readable_file_beside_the_model(tmp_path: Path, examples: object) -> None:
+    np.save(tmp_path / "one_array.npy", np.ones((2, 1), np.float32))  # one array, not named ones
+    (tmp_path / "text.npz").write_text("not an archive")
     path = tmp_path / "m.json"
     path.write_text(json.dumps({"embedder": "e", "weights": [1.0], "bias": 0.0, "examples": examples}))
     with pytest.raises(ValueError, match="m.json"):
