@@ -181,6 +181,11 @@ def as_read(
     return x, texts
 
 
+def unit_rows(x: np.ndarray) -> np.ndarray:
+    """Each prompt's vector scaled to unit length, as the neighbour reading compares them."""
+    return (x / np.linalg.norm(x, axis=1, keepdims=True)).astype(np.float32)
+
+
 def fit(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, float]:
     weights, bias = np.zeros(x.shape[1]), 0.0
     for _ in range(STEPS):
@@ -233,9 +238,8 @@ def main() -> int:
     for name in sets if report else []:
         inside = groups == name
         vector, words, bias = fit_rows(x[~inside], list(texts[~inside]), y[~inside])
-        unit = x[~inside] / np.linalg.norm(x[~inside], axis=1, keepdims=True)
         held = OffTopicModel(
-            embedder.name, vector.astype(np.float32), bias, words, unit.astype(np.float32), y[~inside]
+            embedder.name, vector.astype(np.float32), bias, words, unit_rows(x[~inside]), y[~inside]
         )
         p = np.array(
             [
@@ -253,11 +257,10 @@ def main() -> int:
     model = OffTopicModel(embedder.name, vector.astype(np.float32), bias, words)
     out = args.out or BUNDLED_MODEL
     examples = out.with_name(f"{out.stem}_examples.npz")
-    unit = x[kept] / np.linalg.norm(x[kept], axis=1, keepdims=True)
     with examples.open("wb") as f:  # the prompts as read, for the neighbour reading
         np.savez_compressed(
             f,
-            vectors=np.round(unit * EXAMPLE_SCALE).astype(np.int8),
+            vectors=np.round(unit_rows(x[kept]) * EXAMPLE_SCALE).astype(np.int8),
             labels=y[kept].astype(np.int8),
         )
     out.write_text(
