@@ -26,6 +26,8 @@ from kit.domain import Chunk
 from kit.text import code_words
 from kit.tokens import count_tokens
 
+SHOWN_INSIDE = "shown inside"
+
 
 def order_candidates(candidates: Sequence[CodeCandidate]) -> list[CodeCandidate]:
     def key(c: CodeCandidate) -> tuple[float, int, str, int, str]:
@@ -58,6 +60,8 @@ def add_code(
     cut: list[ContextItem] = []
     shown: dict[str, list[tuple[int, int, str]]] = {}
     seen_ids: set[str] = set()
+    whole: dict[str, list[tuple[int, int, str]]] = {}  # the shown blocks that show every line they span
+    listed: set[str] = set()  # chunks on screen inside one of them
     stop = AdaptiveStop.of(ordered, route, terms, policy)
     rank = 0
     selection = select_granular(ordered, policy)
@@ -65,13 +69,20 @@ def add_code(
         candidate = selected.candidate
         chunk = candidate.chunk
         path = relative_path(chunk.path, repo_root)
+        holder = _holder(whole.get(path, ()), chunk)
         if isinstance(selected, Replaced):
-            if not (selected.unless_missing and not _inside(shown.get(path, ()), chunk)):
+            if not selected.unless_missing:
                 cut.append(code_item(candidate, 0, selected.why, path))
                 continue
-            selected = Selected(candidate)  # its enclosing function was cut or trimmed before it
-        if chunk.id and chunk.id in seen_ids:
+            if not holder:
+                selected = Selected(candidate)  # its enclosing function was cut or trimmed before it
+        if chunk.id and (chunk.id in seen_ids or chunk.id in listed):
             cut.append(code_item(candidate, 0, "duplicate", path))
+            continue
+        if holder and not (isinstance(selected, Selected) and selected.header):
+            # Every line of it is on screen inside a block already shown: listed there, at no cost.
+            listed.add(chunk.id)
+            ledger.take(Section.CODE, Part("", 0, code_item(candidate, 0, f"{SHOWN_INSIDE} {holder}", path)))
             continue
         overlap = _overlap(shown.get(path, ()), chunk.start_line, chunk.end_line, selected.header)
         enclosed = _enclosed(shown.get(path, ()), chunk, policy) if overlap and not selected.header else None
@@ -102,9 +113,10 @@ def add_code(
         if selected.header:
             note = "class header: signature, fields and members"
         else:
-            shown.setdefault(path, []).append(
-                (chunk.start_line, shown_end, f"{path}:{chunk.start_line}-{chunk.end_line}")
-            )
+            span = (chunk.start_line, shown_end, f"{path}:{chunk.start_line}-{chunk.end_line}")
+            shown.setdefault(path, []).append(span)
+            if not is_outline(chunk):  # an outline shows nested definitions as their signatures only
+                whole.setdefault(path, []).append(span)
         ledger.take(Section.CODE, Part(block, tokens, code_item(candidate, tokens, note, path)))
     return cut
 
@@ -313,9 +325,14 @@ def _place(
     return block, tokens, note, max(chunk.start_line, last_line)
 
 
-def _inside(ranges: Sequence[tuple[int, int, str]], chunk: Chunk) -> bool:
-    """Whether a block already shown holds all of the chunk's lines."""
-    return any(start <= chunk.start_line and chunk.end_line <= end for start, end, _ in ranges)
+def _holder(ranges: Sequence[tuple[int, int, str]], chunk: Chunk) -> str:
+    """The innermost block already shown that holds all of the chunk's lines ("" when none does)."""
+    holding = [
+        (end - start, label)
+        for start, end, label in ranges
+        if start <= chunk.start_line and chunk.end_line <= end
+    ]
+    return min(holding)[1] if holding else ""
 
 
 def _overlap(ranges: Sequence[tuple[int, int, str]], start: int, end: int, header: bool = False) -> str:

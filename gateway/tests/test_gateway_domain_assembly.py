@@ -267,14 +267,14 @@ def test_a_definition_the_prompt_named_is_not_trimmed_to_the_block_share():
     assert {i.chunk_id: i.note for i in result.items} == {"a": "", "b": ""}
 
 
-def test_a_method_inside_a_class_already_shown_is_cut_as_overlap():
+def test_a_method_inside_a_class_already_shown_is_listed_inside_it_at_no_cost():
     klass = chunk(
         "c-class",
         "src/a.py",
         1,
         10,
         "Store",
-        "class Store:\n" + "    def get(self):\n        return 1\n" * 3,
+        "class Store:\n" + "    def get(self):\n        return 1\n" * 4 + "    pass\n",
         kind=ChunkKind.CLASS,
     )
     method = chunk(
@@ -286,8 +286,32 @@ def test_a_method_inside_a_class_already_shown_is_cut_as_overlap():
         [CodeCandidate(klass, 2.0), CodeCandidate(method, 1.5), CodeCandidate(elsewhere, 1.0)],
         budget_tokens=2_000,
     )
-    assert [i.chunk_id for i in result.items] == ["c-class", "c-other"]
-    assert [(c.chunk_id, c.note) for c in result.cut] == [("c-get", "overlaps src/a.py:1-10 already shown")]
+    assert [(i.chunk_id, i.tokens, i.note) for i in result.items][1:] == [
+        ("c-get", 0, "shown inside src/a.py:1-10"),
+        ("c-other", result.items[2].tokens, ""),
+    ]
+    assert result.text.count("src/a.py") == 1 and not result.cut
+
+
+def test_a_method_in_the_part_of_a_class_trimmed_away_is_shown_itself():
+    body = (
+        "class Store:\n"
+        + "".join(f"    field_{k} = {k}\n" for k in range(300))
+        + "    def get(self):\n        return 1\n"
+    )
+    klass = chunk("c-class", "src/a.py", 1, 303, "Store", body, kind=ChunkKind.CLASS)
+    method = chunk(
+        "c-get", "src/a.py", 302, 303, "Store.get", "def get(self):\n    return 1\n", kind=ChunkKind.METHOD
+    )
+    result = assemble_context(
+        "lookup",
+        [CodeCandidate(klass, 2.0), CodeCandidate(method, 1.5)],
+        budget_tokens=400,
+        policy=BudgetPolicy(stop_ratio=(), header_min_lines=1_000),
+    )
+    assert result.items[0].note.startswith("trimmed")
+    assert [(i.chunk_id, i.note) for i in result.items][1:] == [("c-get", "")]
+    assert "def get(self)" in result.text
 
 
 def test_the_same_chunk_twice_is_shown_once():

@@ -100,10 +100,24 @@ def test_dedup_keeps_the_more_specific_chunk_inside_a_long_module_chunk():
     ]
 
 
-def test_a_long_function_stays_whole_and_its_nested_closure_is_the_overlap():
+def test_a_long_function_stays_whole_and_its_nested_closure_is_listed_inside_it_at_no_cost():
     body = "def outer():\n" + "    x = 1\n" * 50 + "    def inner():\n        return 2\n"
     outer = _chunk("c-outer", 1, 53, "outer", body, ChunkKind.FUNCTION)
     inner = _chunk("c-inner", 52, 53, "outer.inner", "def inner():\n    return 2\n", ChunkKind.FUNCTION)
+    result = assemble_context(
+        "lookup", [CodeCandidate(outer, 2.0), CodeCandidate(inner, 1.0)], budget_tokens=2_000, policy=NO_STOP
+    )
+    assert [i.chunk_id for i in result.items] == ["c-outer", "c-inner"]
+    listed = result.items[1]
+    assert (listed.tokens, listed.note) == (0, "shown inside src/a.py:1-53")
+    assert result.text.count("def inner") == 1 and not result.cut
+
+
+def test_a_closure_inside_an_outline_is_not_listed_as_shown():
+    # a long function indexed as an outline: its closure is one signature line, the body is not shown
+    outline = "def outer():\n    x = 1\n    def inner(): ...\n    return inner\n"
+    outer = _chunk("c-outer", 1, 200, "outer", outline, ChunkKind.FUNCTION)
+    inner = _chunk("c-inner", 150, 151, "outer.inner", "def inner():\n    return 2\n", ChunkKind.FUNCTION)
     result = assemble_context(
         "lookup", [CodeCandidate(outer, 2.0), CodeCandidate(inner, 1.0)], budget_tokens=2_000, policy=NO_STOP
     )
@@ -120,11 +134,11 @@ def test_a_short_enclosing_function_takes_the_place_of_its_closure_that_ranked_a
     other = _fn("c-other", 20, "other")
     ranked = [CodeCandidate(inner, 3.0), CodeCandidate(other, 2.0), CodeCandidate(outer, 1.0)]
     result = assemble_context("lookup", ranked, budget_tokens=2_000, policy=NO_STOP)
-    # the enclosing function is shown whole at the closure's rank; the closure is not cut as an overlap
-    assert [i.chunk_id for i in result.items] == ["c-ready", "c-other"]
+    # the enclosing function is shown whole at the closure's rank, the closure listed inside it right after
+    assert [i.chunk_id for i in result.items] == ["c-ready", "c-hooks", "c-other"]
     assert result.items[0].score == 3.0
-    notes = {c.chunk_id: c.note for c in result.cut}
-    assert notes == {"c-hooks": "shown inside its enclosing function"}
+    assert (result.items[1].tokens, result.items[1].note) == (0, "shown inside src/a.py:1-5")
+    assert result.text.count("def run_hooks") == 1 and not result.cut
 
 
 def _ready(body_lines: int) -> tuple[Chunk, Chunk]:
@@ -187,8 +201,11 @@ def test_a_type_declared_inside_a_short_function_gives_way_to_the_function():
     result = assemble_context(
         "lookup", [CodeCandidate(alias, 2.0), CodeCandidate(outer, 1.0)], budget_tokens=2_000, policy=NO_STOP
     )
-    assert [i.chunk_id for i in result.items] == ["c-runner"]  # not the one-line fragment, then an overlap
-    assert {c.chunk_id: c.note for c in result.cut} == {"c-old": "shown inside its enclosing function"}
+    # not the one-line fragment, then an overlap: the function, with the alias listed inside it
+    assert [(i.chunk_id, i.note) for i in result.items] == [
+        ("c-runner", ""),
+        ("c-old", "shown inside src/a.py:1-4"),
+    ]
 
 
 def test_a_long_enclosing_function_does_not_replace_its_closure():
