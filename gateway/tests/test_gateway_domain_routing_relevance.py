@@ -13,6 +13,7 @@ import pytest
 from gateway.domain.routing import RouteName, classify
 from gateway.domain.routing.cues import NO_CODE, has_code_signal, off_topic_cue, points_back
 from gateway.domain.routing.relevance import (
+    MODEL_CERTAIN,
     MODEL_CONFIDENT,
     MODEL_OFF_TOPIC,
     MODEL_OFF_TOPIC_POINTED,
@@ -1052,7 +1053,11 @@ def test_an_everyday_sense_needs_two_other_named_words_when_the_model_is_sure() 
     assert not gate(route, prompt, names, vector_scores=[0.1]).skip
     sure = gate(route, prompt, names, vector_scores=[0.1], reading=MODEL_CONFIDENT)
     assert sure.skip and "the model is sure" in sure.reason
-    assert not gate(route, prompt, [*names, "Message.send"], vector_scores=[0.1], reading=0.99).skip
+    two = [*names, "Message.send"]
+    assert not gate(route, prompt, two, vector_scores=[0.1], reading=MODEL_CERTAIN - 0.01).skip
+    assert gate(
+        route, prompt, two, vector_scores=[0.1], reading=MODEL_CERTAIN
+    ).skip  # certain: words are not enough
 
 
 def test_a_sure_reading_needs_two_named_words_even_in_a_short_prompt() -> None:
@@ -1064,6 +1069,25 @@ def test_a_sure_reading_needs_two_named_words_even_in_a_short_prompt() -> None:
     assert gate(route, prompt, names, reading=0.99).skip
     two = "who wrote the compiler cache"
     assert not gate(_cued(two, 0.99), two, [*names, "Cache.get"], reading=0.99).skip
+
+
+def test_a_certain_reading_keeps_a_prompt_only_on_a_hit_that_reads_like_it() -> None:
+    prompt = "lost the key to my bike lock, is there any way to open it without cutting it?"
+    names = ["KeyStore.lock", "Lock.open", "src/cutting.py", "src/lock.py"]  # every word some name holds
+    route = _cued(prompt, 0.99)
+    assert route.off_topic == READS_OFF_TOPIC
+    unlike = [SIMILAR - 0.05]
+    assert not gate(route, prompt, names, vector_scores=unlike, reading=MODEL_CERTAIN - 0.01).skip
+    certain = gate(route, prompt, names, vector_scores=unlike, reading=MODEL_CERTAIN)
+    assert certain.skip and "the model is certain" in certain.reason, certain.reason
+    # a hit that reads like the prompt, no vectors yet (no similarity to judge), or a memory keeps it
+    assert not gate(route, prompt, names, vector_scores=[SIMILAR], reading=0.99).skip
+    assert not gate(route, prompt, names, reading=0.99).skip
+    kept = gate(route, prompt, names, vector_scores=unlike, reading=0.99, memory_texts=["bike lock service"])
+    assert not kept.skip, kept.reason
+    # not heard after an opening greeting ("hello! how are you today? why are refunds slow" reads 1.00)
+    greeting = "hey! lost the key to my bike lock, is there any way to open it without cutting it?"
+    assert not gate(route, greeting, names, vector_scores=unlike, reading=0.99).skip
 
 
 def test_tldr_is_chat_shorthand_not_code_punctuation() -> None:

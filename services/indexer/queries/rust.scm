@@ -1,5 +1,13 @@
 ; Rust: functions (methods inside impl/trait), structs, enums, traits, type aliases; `mod x;` and `use`.
 
+; a test: `#[test]`, `#[tokio::test]` above it, maybe beside other attributes (first: one node, one name)
+((attribute_item (attribute [(identifier) (scoped_identifier)] @_test))
+  .
+  (attribute_item)*
+  .
+  (function_item name: (identifier) @name) @definition.function
+  (#match? @_test "(^|::)test$")
+  (#set! definition.test "true"))
 (function_item name: (identifier) @name) @definition.function
 ; a trait's required method: a declaration without a body
 (function_signature_item name: (identifier) @name) @definition.function

@@ -374,6 +374,38 @@ def test_chunks_of_test_files_are_flagged():
     assert not any(c.is_test for c in parse_file("r", "src/x.py", b"def a():\n    pass\n").chunks)
 
 
+def test_rust_functions_marked_as_tests_in_a_source_file_are_flagged():
+    source = b"""pub fn real(x: i32) -> i32 { x + 1 }
+
+#[cfg(test)]
+mod checks {
+    fn helper() -> i32 { 1 }
+
+    #[test]
+    fn adds_one() { assert_eq!(super::real(1), 2); }
+
+    #[test]
+    #[should_panic]
+    fn panics() { panic!() }
+
+    #[tokio::test]
+    async fn async_one() {}
+
+    #[inline]
+    fn inlined() {}
+}
+"""
+    flags = {c.qualified_name: c.is_test for c in parse_file("r", "src/lib.rs", source).chunks}
+    assert flags == {
+        "real": False,
+        "checks.helper": False,
+        "checks.adds_one": True,
+        "checks.panics": True,
+        "checks.async_one": True,
+        "checks.inlined": False,
+    }
+
+
 def test_vue_script_lang_ts_is_parsed_as_typescript():
     source = src(
         """
