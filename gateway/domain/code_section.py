@@ -70,22 +70,21 @@ def add_code(
         chunk = candidate.chunk
         path = relative_path(chunk.path, repo_root)
         holder = _holder(whole.get(path, ()), chunk)
-        if isinstance(selected, Replaced):
-            if not selected.unless_missing:
-                cut.append(code_item(candidate, 0, selected.why, path))
-                continue
-            if not holder:
-                selected = Selected(candidate)  # its enclosing function was cut or trimmed before it
+        if isinstance(selected, Replaced) and not selected.unless_missing:
+            cut.append(code_item(candidate, 0, selected.why, path))
+            continue
+        # A closure whose enclosing function was cut or trimmed before it is placed itself.
+        header = isinstance(selected, Selected) and selected.header
         if chunk.id and (chunk.id in seen_ids or chunk.id in listed):
             cut.append(code_item(candidate, 0, "duplicate", path))
             continue
-        if holder and not (isinstance(selected, Selected) and selected.header):
+        if holder and not header:
             # Every line of it is on screen inside a block already shown: listed there, at no cost.
             listed.add(chunk.id)
             ledger.take(Section.CODE, Part("", 0, code_item(candidate, 0, f"{SHOWN_INSIDE} {holder}", path)))
             continue
-        overlap = _overlap(shown.get(path, ()), chunk.start_line, chunk.end_line, selected.header)
-        enclosed = _enclosed(shown.get(path, ()), chunk, policy) if overlap and not selected.header else None
+        overlap = _overlap(shown.get(path, ()), chunk.start_line, chunk.end_line, header)
+        enclosed = _enclosed(shown.get(path, ()), chunk, policy) if overlap and not header else None
         elided = enclosed or []
         if overlap and enclosed is None:
             cut.append(code_item(candidate, 0, f"overlaps {overlap} already shown", path))
@@ -95,7 +94,7 @@ def add_code(
             cut.append(code_item(candidate, 0, weak, path))
             continue
         rank += 1
-        shaped, line_map = _shaped(chunk, selected.header, policy, elided)
+        shaped, line_map = _shaped(chunk, header, policy, elided)
         placed = _place(
             ledger,
             replace(candidate, chunk=shaped),
@@ -110,7 +109,7 @@ def add_code(
         block, tokens, note, shown_end = placed
         seen_ids.add(chunk.id)
         stop.took(candidate)
-        if selected.header:
+        if header:
             note = "class header: signature, fields and members"
         else:
             span = (chunk.start_line, shown_end, f"{path}:{chunk.start_line}-{chunk.end_line}")
