@@ -13,7 +13,7 @@ from typing import TypeVar
 from services.indexer.domain.model import FileCounts, FileRecord, FileStatus, RepoNameTaken, RepoRecord
 from services.indexer.ports import ManifestUnwritable
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS repos (
@@ -23,7 +23,8 @@ CREATE TABLE IF NOT EXISTS repos (
     registered_at REAL NOT NULL,
     last_run_started REAL,
     last_run_finished REAL,
-    indexed_commit TEXT NOT NULL DEFAULT ''
+    indexed_commit TEXT NOT NULL DEFAULT '',
+    parser TEXT NOT NULL DEFAULT ''
 );
 CREATE TABLE IF NOT EXISTS files (
     repo TEXT NOT NULL REFERENCES repos(name) ON DELETE CASCADE,
@@ -38,7 +39,13 @@ CREATE TABLE IF NOT EXISTS files (
 """
 
 _FILE_COLUMNS = "path, mtime_ns, size, hash, chunks, status"
-_REPO_COLUMNS = "name, path, remote, registered_at, last_run_started, last_run_finished, indexed_commit"
+_REPO_COLUMNS = (
+    "name, path, remote, registered_at, last_run_started, last_run_finished, indexed_commit, parser"
+)
+# Each schema version's upgrade from the one before (the tables as `_SCHEMA` creates them).
+_MIGRATIONS = {
+    2: "ALTER TABLE repos ADD COLUMN parser TEXT NOT NULL DEFAULT ''",  # '': the next run parses every file
+}
 
 
 def manifest_path_from_url(url: str, default: Path) -> Path:
@@ -99,6 +106,9 @@ class SqliteManifest:
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA foreign_keys=ON")
         with self._lock:
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+            if 0 < version < SCHEMA_VERSION:
+                self._migrate(version)
             self._db.executescript(_SCHEMA)
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
             if version == 0:
@@ -109,6 +119,13 @@ class SqliteManifest:
                     f"this indexer expects {SCHEMA_VERSION}; "
                     "delete the file to rebuild it (the next index run re-sends every file)"
                 )
+
+    def _migrate(self, version: int) -> None:
+        """Upgrade an older manifest in place, one version per transaction (nothing recorded is lost)."""
+        for target in range(version + 1, SCHEMA_VERSION + 1):
+            with self._db:
+                self._db.execute(_MIGRATIONS[target])
+                self._db.execute(f"PRAGMA user_version={target}")
 
     # -- repositories ------------------------------------------------------------------------------
 
@@ -154,11 +171,11 @@ class SqliteManifest:
                 (at.timestamp(), name),
             )
 
-    def mark_run_finished(self, name: str, at: datetime, indexed_commit: str) -> None:
+    def mark_run_finished(self, name: str, at: datetime, indexed_commit: str, parser: str) -> None:
         with self._lock, self._db:
             self._db.execute(
-                "UPDATE repos SET last_run_finished = ?, indexed_commit = ? WHERE name = ?",
-                (at.timestamp(), indexed_commit, name),
+                "UPDATE repos SET last_run_finished = ?, indexed_commit = ?, parser = ? WHERE name = ?",
+                (at.timestamp(), indexed_commit, parser, name),
             )
 
     # -- files -------------------------------------------------------------------------------------
@@ -242,8 +259,8 @@ def _time(value: float | None) -> datetime | None:
 
 
 def _repo(row: tuple) -> RepoRecord:
-    name, path, remote, registered, started, finished, commit = row
-    return RepoRecord(name, path, remote, _time(registered), _time(started), _time(finished), commit)
+    name, path, remote, registered, started, finished, commit, parser = row
+    return RepoRecord(name, path, remote, _time(registered), _time(started), _time(finished), commit, parser)
 
 
 def _file(row: tuple) -> FileRecord:

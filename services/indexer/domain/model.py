@@ -47,6 +47,7 @@ class RepoRecord:
     last_run_started: datetime | None = None
     last_run_finished: datetime | None = None
     indexed_commit: str = ""  # HEAD when the last complete run finished
+    parser: str = ""  # the parser fingerprint every file was last parsed under (parsing.parser_fingerprint)
 
 
 class FileStatus(StrEnum):

@@ -14,6 +14,7 @@ import structlog
 from services.indexer import metrics
 from services.indexer.domain.changes import Candidate, plan_run
 from services.indexer.domain.model import FileStatus, IndexPathsResult, IndexPhase, IndexProgress, RepoRecord
+from services.indexer.domain.parser_version import parser_fingerprint
 from services.indexer.domain.scanner import ScannedFile, TreeScanner
 from services.indexer.engine.config import EngineConfig
 from services.indexer.engine.pipeline import FilePipeline
@@ -114,7 +115,9 @@ class IndexRuns:
         await blocking(self._manifest.mark_run_started, repo.name, datetime.now(UTC))
         recorded = await blocking(self._manifest.files, repo.name)
         scanned, unwalkable = await self._scan(repo, tracker)
-        plan = plan_run(scanned, recorded, full=full)
+        parser = parser_fingerprint()
+        reparse = bool(recorded) and repo.parser != parser  # chunked by another parser: chunk it again
+        plan = plan_run(scanned, recorded, full=full or reparse)
         tracker.bump(files_scanned=len(scanned), files_changed=len(plan.candidates))
         log.info(
             "index.planned",
@@ -123,6 +126,7 @@ class IndexRuns:
             candidates=len(plan.candidates),
             vanished=len(plan.vanished),
             full=full,
+            reparse=reparse,
         )
         ctx = await self._pipeline.context(repo, root, tracker, frozenset(f.path for f in scanned))
         await self._pipeline.process(ctx, plan.candidates)
@@ -131,7 +135,9 @@ class IndexRuns:
         stopped = ctx.stop.is_set()
         head = await asyncio.to_thread(self._git.head, root)
         commit = head if tracker.errors == 0 and not stopped else repo.indexed_commit
-        await blocking(self._manifest.mark_run_finished, repo.name, datetime.now(UTC), commit)
+        # Every file went through this parser unless the run stopped (a failed one is pending: retried by it).
+        parsed_by = repo.parser if stopped else parser
+        await blocking(self._manifest.mark_run_finished, repo.name, datetime.now(UTC), commit, parsed_by)
         tracker.bump(phase=IndexPhase.DONE, message=tracker.summary(unwalkable, stopped))
         counts = await blocking(self._manifest.counts, repo.name)
         metrics.BACKLOG.labels(repo.name).set(counts.pending)

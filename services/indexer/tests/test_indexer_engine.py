@@ -13,6 +13,7 @@ import pytest
 from kit.testing import eventually
 from services.indexer.domain.model import FileStatus, IndexPhase, RepoNotFound
 from services.indexer.domain.scanner import PathOutsideRepo
+from services.indexer.engine import run as run_module
 from services.indexer.ports import SinkUnavailable
 from services.indexer.tests.indexer_fakes import (
     FakeGraph,
@@ -153,6 +154,20 @@ async def test_full_run_resends_every_file(rig: Rig) -> None:
     rig.search.log.calls.clear()
     final = await rig.engine.run_index("demo", full=True)
     assert final.files_sent == 20 and len(rig.search.log.paths("upsert")) == 20
+
+
+async def test_a_new_parser_re_chunks_every_file_once(rig: Rig, monkeypatch: pytest.MonkeyPatch) -> None:
+    await rig.engine.run_index("demo")
+    repo = rig.manifest.get_repo("demo")
+    assert repo is not None and repo.parser == run_module.parser_fingerprint()
+    rig.search.log.calls.clear()
+    monkeypatch.setattr(run_module, "parser_fingerprint", lambda: "an-upgraded-parser")
+    upgraded = await rig.engine.run_index("demo")  # nothing changed on disk: the chunker did
+    assert upgraded.files_sent == 20 and len(rig.search.log.paths("upsert")) == 20
+    assert rig.manifest.get_repo("demo").parser == "an-upgraded-parser"  # type: ignore[union-attr]
+    rig.search.log.calls.clear()
+    again = await rig.engine.run_index("demo")
+    assert again.files_changed == 0 and rig.search.log.calls == []
 
 
 @pytest.mark.parametrize("sink", ["search", "graph"])

@@ -55,9 +55,45 @@ def test_run_times_and_indexed_commit(manifest: SqliteManifest) -> None:
     manifest.mark_run_started("demo", started)
     repo = manifest.get_repo("demo")
     assert repo is not None and repo.last_run_started == started and repo.last_run_finished is None
-    manifest.mark_run_finished("demo", started.replace(minute=10), "abc123")
+    assert repo.parser == ""
+    manifest.mark_run_finished("demo", started.replace(minute=10), "abc123", "parser-1")
     repo = manifest.get_repo("demo")
     assert repo is not None and repo.indexed_commit == "abc123" and repo.last_run_finished is not None
+    assert repo.parser == "parser-1"
+
+
+_V1_SCHEMA = """
+CREATE TABLE repos (name TEXT PRIMARY KEY, path TEXT NOT NULL, remote TEXT NOT NULL DEFAULT '',
+    registered_at REAL NOT NULL, last_run_started REAL, last_run_finished REAL,
+    indexed_commit TEXT NOT NULL DEFAULT '');
+CREATE TABLE files (repo TEXT NOT NULL REFERENCES repos(name) ON DELETE CASCADE, path TEXT NOT NULL,
+    mtime_ns INTEGER NOT NULL, size INTEGER NOT NULL, hash TEXT NOT NULL, chunks INTEGER NOT NULL,
+    status TEXT NOT NULL, PRIMARY KEY (repo, path)) WITHOUT ROWID;
+INSERT INTO repos VALUES ('demo', '/src/demo', '', 1.0, 2.0, 3.0, 'abc123');
+INSERT INTO files VALUES ('demo', 'a.py', 1, 2, 'h', 3, 'indexed');
+PRAGMA user_version=1;
+"""
+
+
+def test_a_version_1_manifest_is_upgraded_in_place_keeping_every_row(tmp_path: Path) -> None:
+    path = tmp_path / "manifest.db"
+    old = sqlite3.connect(path)
+    old.executescript(_V1_SCHEMA)
+    old.close()
+    manifest = SqliteManifest(path)
+    repo = manifest.get_repo("demo")
+    assert repo is not None and (repo.indexed_commit, repo.parser) == ("abc123", "")  # '': parse again
+    assert manifest.files("demo") == {"a.py": FileRecord("a.py", 1, 2, "h", 3, FileStatus.INDEXED)}
+    manifest.close()
+    assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 2
+    assert SqliteManifest(path).get_repo("demo") == repo  # reopened: nothing to upgrade
+
+
+def test_a_manifest_of_a_newer_schema_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "manifest.db"
+    sqlite3.connect(path).execute("PRAGMA user_version=99").connection.close()
+    with pytest.raises(RuntimeError, match="schema version 99"):
+        SqliteManifest(path)
 
 
 def test_mark_pending_keeps_the_acknowledged_hash_and_counts_pending(manifest: SqliteManifest) -> None:
@@ -162,3 +198,21 @@ def test_repo_name_from_remote_else_folder_and_validation() -> None:
     assert validate_repo_name("github.com/acme/widget") is None
     assert validate_repo_name("../etc") is not None
     assert validate_repo_name("a b") is not None
+
+
+def test_the_parser_fingerprint_follows_the_query_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import shutil
+
+    from services.indexer.domain import parser_version
+
+    shipped = parser_version.parser_fingerprint()
+    assert len(shipped) == 16 and shipped == parser_version.parser_fingerprint.__wrapped__()
+    queries = tmp_path / "queries"
+    shutil.copytree(parser_version._QUERIES, queries)
+    monkeypatch.setattr(parser_version, "_QUERIES", queries)
+    assert parser_version.parser_fingerprint.__wrapped__() == shipped
+    rust = queries / "rust.scm"
+    rust.write_text(rust.read_text() + "\n(line_comment) @comment\n")
+    assert parser_version.parser_fingerprint.__wrapped__() != shipped
