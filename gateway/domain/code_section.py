@@ -60,7 +60,9 @@ def add_code(
     cut: list[ContextItem] = []
     shown: dict[str, list[tuple[int, int, str]]] = {}
     seen_ids: set[str] = set()
-    whole: dict[str, list[tuple[int, int, str]]] = {}  # the shown blocks that show every line they span
+    # The line ranges shown in full (not an outline's, not lines elided as shown elsewhere), by block label.
+    whole: dict[str, list[tuple[int, int, str]]] = {}
+    blocks: dict[str, Part] = {}
     listed: set[str] = set()  # chunks on screen inside one of them
     stop = AdaptiveStop.of(ordered, route, terms, policy)
     rank = 0
@@ -81,7 +83,8 @@ def add_code(
         if holder and not header:
             # Every line of it is on screen inside a block already shown: listed there, at no cost.
             listed.add(chunk.id)
-            ledger.take(Section.CODE, Part("", 0, code_item(candidate, 0, f"{SHOWN_INSIDE} {holder}", path)))
+            item = code_item(candidate, 0, f"{SHOWN_INSIDE} {holder}", path)
+            ledger.take(Section.CODE, Part("", 0, item, within=blocks[holder]))
             continue
         overlap = _overlap(shown.get(path, ()), chunk.start_line, chunk.end_line, header)
         enclosed = _enclosed(shown.get(path, ()), chunk, policy) if overlap and not header else None
@@ -109,14 +112,17 @@ def add_code(
         block, tokens, note, shown_end = placed
         seen_ids.add(chunk.id)
         stop.took(candidate)
+        label = f"{path}:{chunk.start_line}-{chunk.end_line}"
         if header:
             note = "class header: signature, fields and members"
         else:
-            span = (chunk.start_line, shown_end, f"{path}:{chunk.start_line}-{chunk.end_line}")
-            shown.setdefault(path, []).append(span)
+            shown.setdefault(path, []).append((chunk.start_line, shown_end, label))
             if not is_outline(chunk):  # an outline shows nested definitions as their signatures only
-                whole.setdefault(path, []).append(span)
-        ledger.take(Section.CODE, Part(block, tokens, code_item(candidate, tokens, note, path)))
+                whole.setdefault(path, []).extend(
+                    (start, end, label) for start, end in _minus(chunk.start_line, shown_end, elided)
+                )
+        blocks[label] = Part(block, tokens, code_item(candidate, tokens, note, path))
+        ledger.take(Section.CODE, blocks[label])
     return cut
 
 
@@ -322,6 +328,18 @@ def _place(
     block, tokens, last_line = trimmed
     note = f"trimmed: lines {chunk.start_line}-{last_line} shown"
     return block, tokens, note, max(chunk.start_line, last_line)
+
+
+def _minus(start: int, end: int, holes: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The line range start..end without the (sorted, inside) ranges in `holes`."""
+    pieces: list[tuple[int, int]] = []
+    for hole_start, hole_end in sorted(holes):
+        if hole_start > start:
+            pieces.append((start, min(end, hole_start - 1)))
+        start = max(start, hole_end + 1)
+    if start <= end:
+        pieces.append((start, end))
+    return pieces
 
 
 def _holder(ranges: Sequence[tuple[int, int, str]], chunk: Chunk) -> str:

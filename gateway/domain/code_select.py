@@ -35,6 +35,8 @@ from kit.domain import Chunk, ChunkKind
 CLASS_KINDS = frozenset({ChunkKind.CLASS, ChunkKind.INTERFACE, ChunkKind.ENUM, ChunkKind.TYPE})
 # Definitions that enclose closures: a short one takes the place of what it encloses that ranked above it.
 FUNCTION_KINDS = frozenset({ChunkKind.FUNCTION, ChunkKind.METHOD})
+# Why a closure gave way to its enclosing function; it is then listed inside that block (code_section), or
+# placed itself when the function was cut or trimmed before it — never cut with this reason.
 ENCLOSED = "shown inside its enclosing function"
 # Chunks that are a file's residue rather than one definition: they give way to what they contain.
 RESIDUE_KINDS = frozenset({ChunkKind.MODULE, ChunkKind.FILE})

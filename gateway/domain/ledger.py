@@ -38,6 +38,8 @@ class Part:
     text: str
     tokens: int
     item: ContextItem | None
+    # A definition listed inside another part's block (no text of its own): it goes when that part goes.
+    within: Part | None = None
 
 
 @dataclass(slots=True)
@@ -105,11 +107,14 @@ def finish(
         tokens = count_tokens(text)
         if tokens <= budget and utf16_len(text) <= char_cap:
             break
-        # Token counts of the parts do not add up exactly across joins: give up the last, least valuable part.
+        # Token counts of the parts do not add up exactly across joins: give up the last, least valuable part
+        # that has text, with what is listed inside it.
         section = next(s for s in (Section.MEMORY, Section.OVERVIEW, Section.CODE, Section.FACTS) if parts[s])
-        dropped = parts[section].pop()
-        if dropped.item is not None:
-            cut.append(with_note(dropped.item, "token budget (final check)"))
+        kept = parts[section]
+        dropped = kept[max((i for i, p in enumerate(kept) if p.text), default=len(kept) - 1)]
+        gone = [p for p in kept if p is dropped or p.within is dropped]
+        parts[section] = [p for p in kept if p not in gone]
+        cut.extend(with_note(p.item, "token budget (final check)") for p in gone if p.item is not None)
     items = tuple(p.item for section in SECTION_ORDER for p in parts[section] if p.item is not None)
     return AssembledContext(text, tokens, utf16_len(text), route, items, tuple(cut), partial)
 

@@ -293,6 +293,33 @@ def test_a_method_inside_a_class_already_shown_is_listed_inside_it_at_no_cost():
     assert result.text.count("src/a.py") == 1 and not result.cut
 
 
+def test_the_final_budget_check_drops_a_listed_definition_only_with_the_block_it_is_in():
+    from gateway.domain.context_types import ContextItem, Section
+    from gateway.domain.ledger import Ledger, Part, finish
+
+    def item(cid: str) -> ContextItem:
+        return ContextItem(Section.CODE, "src/a.py", cid, 1, 2, "function", 1.0, 0, "search", cid)
+
+    first = Part("```\n" + "alpha beta gamma\n" * 20 + "```\n", 0, item("a"))
+    second = Part("```\n" + "delta epsilon\n" * 20 + "```\n", 0, item("b"))
+    inside_first = Part("", 0, item("a.inner"), within=first)
+    inside_second = Part("", 0, item("b.inner"), within=second)
+    ledger = Ledger(10_000, 100_000, {Section.CODE: [first, second, inside_first, inside_second]})
+    only_first = count_tokens("## Code\n" + first.text) + 1
+    cut: list = []
+    result = finish("", "", ledger, "lookup", cut, False, only_first, 100_000)
+    assert [i.chunk_id for i in result.items] == ["a", "a.inner"]  # the listed one stays with its block
+    assert sorted(c.chunk_id for c in cut) == ["b", "b.inner"]
+
+
+def test_lines_elided_from_a_block_do_not_count_as_shown_by_it():
+    from gateway.domain.code_section import _minus
+
+    assert _minus(1, 58, [(52, 53)]) == [(1, 51), (54, 58)]
+    assert _minus(1, 58, [(1, 10), (20, 58)]) == [(11, 19)]
+    assert _minus(5, 9, []) == [(5, 9)]
+
+
 def test_a_method_in_the_part_of_a_class_trimmed_away_is_shown_itself():
     body = (
         "class Store:\n"

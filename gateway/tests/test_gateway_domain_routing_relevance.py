@@ -1072,7 +1072,7 @@ def test_a_sure_reading_needs_two_named_words_even_in_a_short_prompt() -> None:
 
 
 def test_a_certain_reading_keeps_a_prompt_only_on_a_hit_that_reads_like_it() -> None:
-    prompt = "lost the key to my bike lock, is there any way to open it without cutting it?"
+    prompt = "lost the key to my bike lock, any way to open it without cutting it?"
     names = ["KeyStore.lock", "Lock.open", "src/cutting.py", "src/lock.py"]  # every word some name holds
     route = _cued(prompt, 0.99)
     assert route.off_topic == READS_OFF_TOPIC
@@ -1085,8 +1085,16 @@ def test_a_certain_reading_keeps_a_prompt_only_on_a_hit_that_reads_like_it() -> 
     assert not gate(route, prompt, names, reading=0.99).skip
     kept = gate(route, prompt, names, vector_scores=unlike, reading=0.99, memory_texts=["bike lock service"])
     assert not kept.skip, kept.reason
+    # not beside small talk or in a behaviour ask
+    for other in (
+        "I'm so tired today. how does the subscriber get torn down?",
+        "what happens when the input is empty",
+    ):
+        cued = classify(other) if classify(other).off_topic else _cued(other, 0.99)
+        verdict = gate(cued, other, names, vector_scores=unlike, reading=0.99)
+        assert "the model is certain" not in verdict.reason, (other, verdict.reason)
     # not heard after an opening greeting ("hello! how are you today? why are refunds slow" reads 1.00)
-    greeting = "hey! lost the key to my bike lock, is there any way to open it without cutting it?"
+    greeting = "hey! lost the key to my bike lock, any way to open it without cutting it?"
     assert not gate(route, greeting, names, vector_scores=unlike, reading=0.99).skip
 
 

@@ -138,8 +138,10 @@ MODEL_CONFIDENT = 0.9
 # the code prompts such a model sends to the gate read 0.81 at most outside the exemptions of
 # `with_model_cue` (a change asked of what is on screen 0.91, the repo named 0.95); at 0.95 the eight sets
 # gained +0.003 to +0.037 skip accuracy (mean of the eight 0.927 → 0.942), no false skip; 0.93 gained a little
-# more, 0.97 less. Not heard after a greeting even then (`_model_reads`): the routing sets' code prompts of that
-# kind read 0.63 at most held out, but "hello! how are you today? why are refunds slow" reads 1.00.
+# more, 0.97 less. Not beside small talk or in a behaviour ask, which keep their own exemptions (a review's
+# reproductions: "I'm so tired today. how does the subscriber get torn down?"): mean 0.941. Not heard after a
+# greeting even then (`_model_reads`): the routing sets' code prompts of that kind read 0.63 at most held
+# out, but "hello! how are you today? why are refunds slow" reads 1.00.
 MODEL_CERTAIN = 0.95
 # The search service embeds a long prompt's first 16 content words only: past this many words the top hit's
 # similarity says nothing about the question ("Ok so some context first: I spent the weekend … Anyway, where
@@ -232,8 +234,9 @@ def gate(
     - no sign of code at all: every word, by names or by the hits' text.
     Named words keep nothing when no hit's embedding reads like the prompt (top cosine below
     `SIMILAR_FLOOR`, once vectors exist), except beside small talk or in a behaviour ask.
-    When the off-topic model is certain (`MODEL_CERTAIN`), only a hit that reads like the prompt (or a
-    memory) keeps it. When it is sure (`reading`, its probability, at least `MODEL_CONFIDENT`), a few
+    When the off-topic model is certain (`MODEL_CERTAIN`), the prompt's words keep nothing: a hit that reads
+    like it, a memory or the lack of vectors to judge by does (not beside small talk or in a behaviour ask).
+    When it is sure (`reading`, its probability, at least `MODEL_CONFIDENT`), a few
     everyday words some name contains are not enough: half of the words, and two at least, must name code
     (or a hit read like the prompt); two of a bug report's, or half of its last sentence's, and two of an
     everyday-sense prompt's ("the kitchen pipe is leaking again, should I call a plumber": one of eight;
@@ -257,7 +260,16 @@ def gate(
     if not searched:
         return GateVerdict(False, f"{route.off_topic} cue, but no search evidence to judge it by")
     sure = reading is not None and reading >= MODEL_CONFIDENT and _model_reads(text)
-    certain = sure and (reading or 0.0) >= MODEL_CERTAIN
+    # Not beside small talk or in a behaviour ask (their own exemptions below). A long prompt's reading is
+    # its most code-like part's (the search service reads it part by part), so a certain one is certain of
+    # every part, though the hits' similarity is of its head only (measured with `_read_whole` required too:
+    # mean 0.941 → 0.936 held out, no false skip either way).
+    certain = (
+        sure
+        and (reading or 0.0) >= MODEL_CERTAIN
+        and route.off_topic not in ONE_WORD_ENOUGH
+        and not BEHAVIOUR_ASK.search(lower(text))
+    )
     unlike = similar is not None and similar < SIMILAR
     if certain and unlike and not any(_names(s, memories) for s in content_stems(text)):
         return GateVerdict(

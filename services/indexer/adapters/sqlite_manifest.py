@@ -42,10 +42,20 @@ _FILE_COLUMNS = "path, mtime_ns, size, hash, chunks, status"
 _REPO_COLUMNS = (
     "name, path, remote, registered_at, last_run_started, last_run_finished, indexed_commit, parser"
 )
-# Each schema version's upgrade from the one before (the tables as `_SCHEMA` creates them).
-_MIGRATIONS = {
-    2: "ALTER TABLE repos ADD COLUMN parser TEXT NOT NULL DEFAULT ''",  # '': the next run parses every file
-}
+
+
+def _columns(db: sqlite3.Connection, table: str) -> set[str]:
+    return {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
+
+
+def _add_parser_column(db: sqlite3.Connection) -> None:
+    """Schema 2: each repo's parser fingerprint; '' makes its next run parse every file."""
+    if "parser" not in _columns(db, "repos"):
+        db.execute("ALTER TABLE repos ADD COLUMN parser TEXT NOT NULL DEFAULT ''")
+
+
+# Each schema version's upgrade from the one before, inside the opening transaction.
+_MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {2: _add_parser_column}
 
 
 def manifest_path_from_url(url: str, default: Path) -> Path:
@@ -106,26 +116,31 @@ class SqliteManifest:
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.execute("PRAGMA foreign_keys=ON")
         with self._lock:
+            self._set_up()
+
+    def _set_up(self) -> None:
+        """Create the tables, or upgrade an older manifest in place, in one write transaction: a second
+        opener waits for it, and a crash leaves the file as it was (nothing recorded is lost)."""
+        self._db.execute("BEGIN IMMEDIATE")
+        try:
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
-            if 0 < version < SCHEMA_VERSION:
-                self._migrate(version)
-            self._db.executescript(_SCHEMA)
-            version = self._db.execute("PRAGMA user_version").fetchone()[0]
-            if version == 0:
-                self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
-            elif version != SCHEMA_VERSION:
+            if version == 0 and _columns(self._db, "repos"):
+                version = 1  # the first schema's tables, written before their version was stamped
+            if version > SCHEMA_VERSION:
                 raise RuntimeError(
                     f"manifest {self.path} has schema version {version}, "
                     f"this indexer expects {SCHEMA_VERSION}; "
                     "delete the file to rebuild it (the next index run re-sends every file)"
                 )
-
-    def _migrate(self, version: int) -> None:
-        """Upgrade an older manifest in place, one version per transaction (nothing recorded is lost)."""
-        for target in range(version + 1, SCHEMA_VERSION + 1):
-            with self._db:
-                self._db.execute(_MIGRATIONS[target])
-                self._db.execute(f"PRAGMA user_version={target}")
+            for statement in filter(str.strip, _SCHEMA.split(";")):
+                self._db.execute(statement)  # IF NOT EXISTS: creates only what a new file lacks
+            for target in range(version + 1, SCHEMA_VERSION + 1) if version else ():
+                _MIGRATIONS[target](self._db)
+            self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
+            self._db.execute("COMMIT")
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
 
     # -- repositories ------------------------------------------------------------------------------
 

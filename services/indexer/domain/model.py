@@ -47,7 +47,7 @@ class RepoRecord:
     last_run_started: datetime | None = None
     last_run_finished: datetime | None = None
     indexed_commit: str = ""  # HEAD when the last complete run finished
-    parser: str = ""  # the parser fingerprint every file was last parsed under (parsing.parser_fingerprint)
+    parser: str = ""  # the fingerprint every file was last parsed under (parser_version.parser_fingerprint)
 
 
 class FileStatus(StrEnum):

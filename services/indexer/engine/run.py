@@ -111,6 +111,9 @@ class IndexRuns:
         return scanned, _report_walk(repo.name, scanner)
 
     async def _run(self, repo: RepoRecord, full: bool, tracker: RunTracker) -> None:
+        # As the run before this one (queued behind it on the lock) left it: its commit and parser.
+        latest: RepoRecord | None = await blocking(self._manifest.get_repo, repo.name)
+        repo = latest or repo
         root = Path(repo.path)
         await blocking(self._manifest.mark_run_started, repo.name, datetime.now(UTC))
         recorded = await blocking(self._manifest.files, repo.name)

@@ -1,12 +1,13 @@
 ; Rust: functions (methods inside impl/trait), structs, enums, traits, type aliases; `mod x;` and `use`.
 
-; a test: `#[test]`, `#[tokio::test]` above it, maybe beside other attributes (first: one node, one name)
+; a test: `#[test]`, `#[tokio::test]`, `#[rstest]`, `#[test_case(…)]`, `#[bench]`… above it, maybe beside other
+; attributes and comments (first: one node, one name)
 ((attribute_item (attribute [(identifier) (scoped_identifier)] @_test))
   .
-  (attribute_item)*
+  [(attribute_item) (line_comment) (block_comment)]*
   .
   (function_item name: (identifier) @name) @definition.function
-  (#match? @_test "(^|::)test$")
+  (#match? @_test "(^|::)(test|rstest|test_case|bench|quickcheck|wasm_bindgen_test)$")
   (#set! definition.test "true"))
 (function_item name: (identifier) @name) @definition.function
 ; a trait's required method: a declaration without a body

@@ -77,9 +77,7 @@ PRAGMA user_version=1;
 
 def test_a_version_1_manifest_is_upgraded_in_place_keeping_every_row(tmp_path: Path) -> None:
     path = tmp_path / "manifest.db"
-    old = sqlite3.connect(path)
-    old.executescript(_V1_SCHEMA)
-    old.close()
+    _v1(path)
     manifest = SqliteManifest(path)
     repo = manifest.get_repo("demo")
     assert repo is not None and (repo.indexed_commit, repo.parser) == ("abc123", "")  # '': parse again
@@ -87,6 +85,48 @@ def test_a_version_1_manifest_is_upgraded_in_place_keeping_every_row(tmp_path: P
     manifest.close()
     assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 2
     assert SqliteManifest(path).get_repo("demo") == repo  # reopened: nothing to upgrade
+
+
+def _v1(path: Path, script: str = _V1_SCHEMA) -> None:
+    old = sqlite3.connect(path)
+    old.executescript(script)
+    old.close()
+
+
+def test_v1_tables_stamped_0_or_a_half_done_upgrade_open_as_upgraded(tmp_path: Path) -> None:
+    unstamped, half = tmp_path / "unstamped.db", tmp_path / "half.db"
+    _v1(unstamped, _V1_SCHEMA.replace("PRAGMA user_version=1;", ""))  # written before the version was
+    _v1(half, _V1_SCHEMA + "ALTER TABLE repos ADD COLUMN parser TEXT NOT NULL DEFAULT '';")  # column, still 1
+    for path in (unstamped, half):
+        manifest = SqliteManifest(path)
+        repo = manifest.get_repo("demo")
+        assert repo is not None and (repo.indexed_commit, repo.parser) == ("abc123", ""), path
+        assert len(manifest.files("demo")) == 1
+        manifest.close()
+        assert sqlite3.connect(path).execute("PRAGMA user_version").fetchone()[0] == 2
+
+
+def test_an_upgrade_that_fails_leaves_the_file_as_it_was(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from services.indexer.adapters import sqlite_manifest
+
+    path = tmp_path / "manifest.db"
+    _v1(path)
+
+    def add_then_fail(db: sqlite3.Connection) -> None:
+        db.execute("ALTER TABLE repos ADD COLUMN parser TEXT NOT NULL DEFAULT ''")
+        raise sqlite3.OperationalError("disk I/O error")
+
+    monkeypatch.setitem(sqlite_manifest._MIGRATIONS, 2, add_then_fail)
+    with pytest.raises(Exception, match="disk I/O error"):
+        SqliteManifest(path)
+    db = sqlite3.connect(path)
+    assert db.execute("PRAGMA user_version").fetchone()[0] == 1
+    assert "parser" not in {row[1] for row in db.execute("PRAGMA table_info(repos)")}
+    db.close()
+    monkeypatch.undo()
+    assert SqliteManifest(path).get_repo("demo") is not None  # and the next open upgrades it
 
 
 def test_a_manifest_of_a_newer_schema_is_refused(tmp_path: Path) -> None:

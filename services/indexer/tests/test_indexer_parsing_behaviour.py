@@ -393,6 +393,13 @@ mod checks {
 
     #[inline]
     fn inlined() {}
+
+    #[test]
+    // a note between
+    fn commented() {}
+
+    #[rstest]
+    fn with_cases() {}
 }
 """
     flags = {c.qualified_name: c.is_test for c in parse_file("r", "src/lib.rs", source).chunks}
@@ -403,6 +410,8 @@ mod checks {
         "checks.panics": True,
         "checks.async_one": True,
         "checks.inlined": False,
+        "checks.commented": True,
+        "checks.with_cases": True,
     }
 
 
