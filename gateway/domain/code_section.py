@@ -75,7 +75,8 @@ def add_code(
         if isinstance(selected, Replaced) and not selected.unless_missing:
             cut.append(code_item(candidate, 0, selected.why, path))
             continue
-        # A closure whose enclosing function was cut or trimmed before it is placed itself.
+        # A closure that gave way to its enclosing function goes on: listed inside that block below, or placed
+        # itself when the function was cut or trimmed before it.
         header = isinstance(selected, Selected) and selected.header
         if chunk.id and (chunk.id in seen_ids or chunk.id in listed):
             cut.append(code_item(candidate, 0, "duplicate", path))
