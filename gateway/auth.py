@@ -10,7 +10,6 @@ What each kind of token may do is decided in gateway.authorization (admin, membe
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import hmac
 import os
@@ -23,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from gateway.authorization import Principal, Role
+from kit.sqlite_columns import add_missing_column
 
 TOKEN_PREFIX = "rr_"
 __all__ = ["Principal", "RateLimiter", "Role", "TokenAuthenticator", "TokenStore", "hash_token"]
@@ -58,10 +58,8 @@ class TokenStore:
                 "hash TEXT NOT NULL UNIQUE, hint TEXT NOT NULL, created REAL NOT NULL, revoked REAL, "
                 "admin INTEGER NOT NULL DEFAULT 0)"
             )
-            columns = {row[1] for row in db.execute("PRAGMA table_info(tokens)")}
-            if "admin" not in columns:  # a token store from before admin tokens: all of them plain
-                with contextlib.suppress(sqlite3.OperationalError):  # another process added it meanwhile
-                    db.execute("ALTER TABLE tokens ADD COLUMN admin INTEGER NOT NULL DEFAULT 0")
+            # a token store from before admin tokens: all of them plain
+            add_missing_column(db, "tokens", "admin", "INTEGER NOT NULL DEFAULT 0")
 
     def _connect(self) -> sqlite3.Connection:
         return sqlite3.connect(self.path, timeout=5)

@@ -10,6 +10,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
 
+from kit.sqlite_columns import add_missing_column
 from services.indexer.domain.model import FileCounts, FileRecord, FileStatus, RepoNameTaken, RepoRecord
 from services.indexer.ports import ManifestUnwritable
 
@@ -42,20 +43,6 @@ _FILE_COLUMNS = "path, mtime_ns, size, hash, chunks, status"
 _REPO_COLUMNS = (
     "name, path, remote, registered_at, last_run_started, last_run_finished, indexed_commit, parser"
 )
-
-
-def _columns(db: sqlite3.Connection, table: str) -> set[str]:
-    return {row[1] for row in db.execute(f"PRAGMA table_info({table})")}
-
-
-def _add_parser_column(db: sqlite3.Connection) -> None:
-    """Schema 2: each repo's parser fingerprint; '' makes its next run parse every file."""
-    if "parser" not in _columns(db, "repos"):
-        db.execute("ALTER TABLE repos ADD COLUMN parser TEXT NOT NULL DEFAULT ''")
-
-
-# Each schema version's upgrade from the one before, inside the opening transaction.
-_MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {2: _add_parser_column}
 
 
 def manifest_path_from_url(url: str, default: Path) -> Path:
@@ -124,7 +111,7 @@ class SqliteManifest:
         self._db.execute("BEGIN IMMEDIATE")
         try:
             version = self._db.execute("PRAGMA user_version").fetchone()[0]
-            if version == 0 and _columns(self._db, "repos"):
+            if version == 0 and self._db.execute("PRAGMA table_info(repos)").fetchone():
                 version = 1  # the first schema's tables, written before their version was stamped
             if version > SCHEMA_VERSION:
                 raise RuntimeError(
@@ -134,8 +121,8 @@ class SqliteManifest:
                 )
             for statement in filter(str.strip, _SCHEMA.split(";")):
                 self._db.execute(statement)  # IF NOT EXISTS: creates only what a new file lacks
-            for target in range(version + 1, SCHEMA_VERSION + 1) if version else ():
-                _MIGRATIONS[target](self._db)
+            if 0 < version < 2:  # schema 2: each repo's parser fingerprint; '' makes its next run parse all
+                add_missing_column(self._db, "repos", "parser", "TEXT NOT NULL DEFAULT ''")
             self._db.execute(f"PRAGMA user_version={SCHEMA_VERSION}")
             self._db.execute("COMMIT")
         except BaseException:

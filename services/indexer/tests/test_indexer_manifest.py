@@ -114,11 +114,11 @@ def test_an_upgrade_that_fails_leaves_the_file_as_it_was(
     path = tmp_path / "manifest.db"
     _v1(path)
 
-    def add_then_fail(db: sqlite3.Connection) -> None:
-        db.execute("ALTER TABLE repos ADD COLUMN parser TEXT NOT NULL DEFAULT ''")
+    def add_then_fail(db: sqlite3.Connection, table: str, column: str, definition: str) -> bool:
+        db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {definition}")
         raise sqlite3.OperationalError("disk I/O error")
 
-    monkeypatch.setitem(sqlite_manifest._MIGRATIONS, 2, add_then_fail)
+    monkeypatch.setattr(sqlite_manifest, "add_missing_column", add_then_fail)
     with pytest.raises(Exception, match="disk I/O error"):
         SqliteManifest(path)
     db = sqlite3.connect(path)

@@ -7,7 +7,6 @@ a chunk stays pending until its vector is in the vector index.
 
 from __future__ import annotations
 
-import contextlib
 import sqlite3
 import threading
 import time
@@ -17,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from kit.sqlite_columns import add_missing_column
 from services.search.adapters.sqlite_storage import write_transaction
 from services.search.domain.model import PendingEmbedding, Vector
 
@@ -65,10 +65,8 @@ class SqliteEmbeddingStore:
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
         self._db.executescript(_SCHEMA)
-        columns = {row[1] for row in self._db.execute("PRAGMA table_info(pending)")}
-        if "failed_at" not in columns:  # a store from before parked items were retried
-            with contextlib.suppress(sqlite3.OperationalError):  # another process added it meanwhile
-                self._db.execute("ALTER TABLE pending ADD COLUMN failed_at REAL NOT NULL DEFAULT 0")
+        # a store from before parked items were retried
+        add_missing_column(self._db, "pending", "failed_at", "REAL NOT NULL DEFAULT 0")
         self._lock = threading.RLock()
 
     @contextmanager
