@@ -24,10 +24,12 @@ from bench.offtopic import by_set, scored, shared_prompts
 from bench.search_quality import open_engine
 from bench.sets import Prompt, load_sets
 from gateway.domain.context_types import Staleness
-from gateway.domain.routing import RouteName, classify
+from gateway.domain.routing import Route, RouteName, classify
+from gateway.domain.routing.seeds import lookup_limit, specific_definitions
 from gateway.domain.sanitize import sanitize_prompt
 from gateway.pipeline import DEFAULT_POLICY, Evidence, Pipeline, Request
 from gateway.ports import RepoInfo, SearchHit
+from kit.domain import Symbol
 from services.search.domain.topicality import OffTopicModel
 from services.search.engine import SearchEngine
 
@@ -52,11 +54,22 @@ def decide(engine: SearchEngine, pipeline: Pipeline, corpus: str, text: str) -> 
         for h in found.hits
     )
     request = Request(RepoInfo(corpus, "", ""), route, clean, 0)
-    verdict = pipeline.relevance_gate(
-        request, Evidence(search=hits, off_topic_reading=found.off_topic), INDEXED
-    )
+    evidence = Evidence(search=hits, seeds=_seeds(engine, corpus, route), off_topic_reading=found.off_topic)
+    verdict = pipeline.relevance_gate(request, evidence, INDEXED)
     why = {"p": found.off_topic, "cue": route.off_topic, "reason": verdict.reason if verdict else ""}
     return ("skip" if verdict is not None and verdict.skip else route.name.value), why
+
+
+def _seeds(engine: SearchEngine, corpus: str, route: Route) -> tuple[Symbol, ...]:
+    """The prompt's names resolved as the pipeline resolves them (`Pipeline.resolve_seeds`)."""
+    policy, limit = DEFAULT_POLICY, lookup_limit(DEFAULT_POLICY.symbol_candidates)
+    return tuple(
+        chunk.symbol()
+        for name in route.symbol_seeds[: policy.seed_names]
+        for chunk in specific_definitions(name, engine.find_symbols(corpus, name, limit=limit), asked=limit)[
+            : policy.symbol_candidates
+        ]
+    )
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Sequence
 from dataclasses import dataclass, field, replace
+from itertools import chain
 from typing import Any, TypeVar
 
 import structlog
@@ -35,7 +36,13 @@ from gateway.domain.fusion import (
     to_code_candidates,
 )
 from gateway.domain.routing import Route, RouteName
-from gateway.domain.routing.relevance import EVIDENCE_HITS, GateVerdict, gate, with_model_cue
+from gateway.domain.routing.relevance import (
+    EVIDENCE_HITS,
+    GateVerdict,
+    gate,
+    unknown_names,
+    with_model_cue,
+)
 from gateway.domain.routing.seeds import lookup_limit, specific_definitions
 from gateway.ports import (
     Backends,
@@ -295,10 +302,15 @@ class Pipeline:
         An empty search is evidence only when the cached index status (`staleness`, no extra call)
         shows a finished index: a repo still indexing its first commit, or of unknown status, finds
         nothing for every prompt."""
-        route = with_model_cue(request.route, request.text, evidence.off_topic_reading)
+        hits = evidence.search[:EVIDENCE_HITS]
+        found = chain(
+            (part for h in hits for part in (h.chunk.qualified_name, h.chunk.path, h.chunk.content)),
+            (s.qualified_name for s in evidence.seeds),
+        )
+        unknown = unknown_names(request.route, found)  # reads them only for a prompt with names
+        route = with_model_cue(request.route, request.text, evidence.off_topic_reading, unknown)
         if not route.off_topic:
             return None
-        hits = evidence.search[:EVIDENCE_HITS]
         named = [h for h in hits if not h.chunk.is_test]  # a test's names and strings are fixture data
         names = [n for h in named for n in (h.chunk.qualified_name or h.chunk.name, h.chunk.path)]
         indexed = staleness is not None and bool(staleness.indexed_commit)

@@ -61,3 +61,13 @@ def tests_folder_index(parts: list[str]) -> int | None:
     if len(parts) > 1 and parts[0].lower() in TOP_TEST_DIRS:
         return 0
     return next((i for i, part in enumerate(parts[:-1]) if part.lower() in TEST_DIRS), None)
+
+
+# Files that declare types without bodies: TypeScript declaration files and Python stubs.
+DECLARATION_SUFFIXES = (".d.ts", ".d.mts", ".d.cts", ".pyi")
+
+
+def is_declaration_path(path: str) -> bool:
+    """True for a file of bodiless declarations (`types/index.d.ts`, `module.pyi`): it restates the
+    signatures whose implementations live elsewhere."""
+    return path.lower().endswith(DECLARATION_SUFFIXES)

@@ -19,12 +19,14 @@ from gateway.domain.routing.relevance import (
     MODEL_OFF_TOPIC_POINTED,
     MODEL_OFF_TOPIC_SURE,
     MODEL_OFF_TOPIC_TEAM,
+    MODEL_READS_CODE,
     READS_OFF_TOPIC,
     SIMILAR,
     SIMILAR_FLOOR,
     gate,
     named_stems,
     skipped,
+    unknown_names,
     with_model_cue,
 )
 from gateway.domain.routing.seeds import lookup_limit, specific_definitions
@@ -358,6 +360,20 @@ def test_a_plain_word_is_a_seed_only_when_one_definition_has_it() -> None:
 def test_test_definitions_do_not_make_a_name_common_but_count_when_alone() -> None:
     assert len(specific_definitions("parse_header", _definitions("parse_header", 1, tests=5))) == 6
     assert specific_definitions("parse_header", _definitions("parse_header", 0, tests=4)) == ()
+
+
+def test_a_declaration_gives_way_to_the_implementation_it_declares() -> None:
+    implementation = make_chunk("setValidatorCompiler", "lib/schema-controller.js", 40)
+    declarations = [
+        make_chunk("setValidatorCompiler", "types/instance.d.ts", 12),
+        make_chunk("setValidatorCompiler", "stubs/schema.pyi", 3),
+    ]
+    assert specific_definitions("setValidatorCompiler", [*declarations, implementation]) == (implementation,)
+    # declarations do not make a name common when it has one implementation
+    many = [*declarations, *(make_chunk("setValidatorCompiler", f"types/v{i}.d.ts", 1) for i in range(3))]
+    assert specific_definitions("setValidatorCompiler", [*many, implementation]) == (implementation,)
+    # a name only declared keeps its declarations: they are all there is
+    assert specific_definitions("setValidatorCompiler", declarations) == tuple(declarations)
 
 
 def test_file_level_matches_are_not_definitions() -> None:
@@ -1096,6 +1112,54 @@ def test_a_certain_reading_keeps_a_prompt_only_on_a_hit_that_reads_like_it() -> 
     # not heard after an opening greeting ("hello! how are you today? why are refunds slow" reads 1.00)
     greeting = "hey! lost the key to my bike lock, any way to open it without cutting it?"
     assert not gate(route, greeting, names, vector_scores=unlike, reading=0.99).skip
+
+
+def test_a_prompt_the_model_reads_as_code_is_kept_on_one_named_word() -> None:
+    prompt = "approx rel vs abs, which wins"  # "X vs Y": the general-knowledge cue
+    route = classify(prompt)
+    assert route.off_topic == "general knowledge"
+    names = ["approx", "src/_pytest/python_api.py", "ApproxBase", "src/_pytest/python_api.py"]
+    assert gate(route, prompt, names, vector_scores=[0.32]).skip  # one of its four words, as before
+    assert gate(route, prompt, names, vector_scores=[0.32], reading=MODEL_READS_CODE + 0.01).skip
+    kept = gate(route, prompt, names, vector_scores=[0.32], reading=MODEL_READS_CODE)
+    assert not kept.skip and "reads it as code" in kept.reason, kept.reason
+    # a word the repo does not name is still no evidence
+    assert gate(route, prompt, ["Wall.fall", "src/berlin.py"], vector_scores=[0.32], reading=0.1).skip
+    # a genre asks for writing whatever the reading
+    poem = "write a poem about approx"
+    assert gate(classify(poem), poem, names, reading=0.1).skip
+
+
+def test_a_name_the_repo_never_holds_is_no_sign_of_code_to_a_certain_reading() -> None:
+    prompt = "compose a dramatic breakup letter from a programmer to their old ThinkPad"
+    route = classify(prompt)
+    assert route.seeds == ("ThinkPad",) and not route.off_topic
+    found = ["Document.write", "src/letter.rs", "fn write(&self) {}"]
+    unknown = unknown_names(route, found)
+    assert unknown == {"ThinkPad"}
+    assert unknown_names(route, [*found, "// a thinkpad quirk"]) == frozenset()  # the repo holds it
+    assert not with_model_cue(route, prompt, MODEL_CERTAIN - 0.01, unknown).off_topic  # unsure: a name
+    assert with_model_cue(route, prompt, MODEL_CERTAIN, unknown).off_topic == READS_OFF_TOPIC
+    assert not with_model_cue(route, prompt, 1.0, frozenset()).off_topic  # a name the repo holds
+    # a path stays a sign of code, and so does code punctuation
+    for code in ("is ThinkPad/config.yaml read at start", "why does ThinkPad() return None"):
+        cued = classify(code)
+        assert not with_model_cue(cued, code, 1.0, unknown_names(cued, found)).off_topic, code
+
+
+def test_a_number_written_as_code_is_code_punctuation() -> None:
+    from gateway.domain.routing.cues import has_hard_code_signal
+
+    for code in (
+        "0xdead_beef parsing — where?",
+        "why is 0x1F read as a float",
+        "1_000_000 fails to parse",
+        "does it accept 0b1010 and 0o755",
+    ):
+        assert has_hard_code_signal(code), code
+        assert not classify(code).off_topic, code
+    for prose in ("the 0x prefix, what does it mean", "born in 1990", "box 0xford"):
+        assert not has_hard_code_signal(prose), prose
 
 
 def test_tldr_is_chat_shorthand_not_code_punctuation() -> None:

@@ -152,6 +152,18 @@ async def test_the_search_model_is_not_heard_on_a_name_and_only_when_near_certai
         assert result.route != "skip" and "gate" not in result.signals, prompt
 
 
+async def test_a_certain_reading_hears_a_capitalised_name_only_when_the_repo_holds_it() -> None:
+    backends = FakeBackends(shop())
+    backends.world.search_index["letter"] = [backends.world.by_name("audit_log").id]
+    prompt = "write a breakup letter to my old ThinkPad"
+    backends.world.off_topic[prompt] = 1.0
+    result = await build(service(backends), prompt)
+    assert result.route == "skip" and "reads off-topic" in result.signals["gate"], result.signals
+    backends.world.add(make_chunk("ThinkPad", "src/devices.py", 1, ChunkKind.CLASS))  # now a name here
+    result = await build(service(backends), prompt)
+    assert result.route != "skip" and "gate" not in result.signals, result.signals
+
+
 async def test_the_search_adapter_passes_the_models_reading_only_when_search_sent_one() -> None:
     from gateway.adapters.grpc_backends import GrpcSearch
     from reporecall.search.v1 import search_pb2

@@ -143,6 +143,14 @@ MODEL_CONFIDENT = 0.9
 # greeting even then (`_model_reads`): the routing sets' code prompts of that kind read 0.63 at most held
 # out, but "hello! how are you today? why are refunds slow" reads 1.00.
 MODEL_CERTAIN = 0.95
+# A reading at most this low says the prompt reads like the prompts about code: a cued prompt the repo names one
+# word of is kept then, as beside small talk ("approx rel vs abs, which wins" read 0.24 in pytest, the repo
+# naming `approx` only; its cue was the "X vs Y" of general knowledge). Not when the reading is not heard
+# (`_model_reads`: another language, an opening greeting). Found on a blind routing set (probe8, 2026-12-05,
+# seventh session: 4 false skips among 120 code prompts on their corpora before, 2 after); with each earlier
+# routing set read by a model fitted without it, it kept 4 of their 6,704 off-topic prompt × corpus pairs
+# ("where do you store my api key, is it in plain text somewhere on disk" reads 0.07).
+MODEL_READS_CODE = 0.3
 # The search service embeds a long prompt's first 16 content words only: past this many words the top hit's
 # similarity says nothing about the question ("Ok so some context first: I spent the weekend … Anyway, where
 # do we validate the request body?"). The off-topic model reads such a prompt sentence by sentence and
@@ -163,7 +171,9 @@ class GateVerdict:
     matched: tuple[str, ...] = ()
 
 
-def with_model_cue(route: Route, text: str, off_topic: float | None) -> Route:
+def with_model_cue(
+    route: Route, text: str, off_topic: float | None, unknown: frozenset[str] = frozenset()
+) -> Route:
     """A prompt the rules read as code that the search service's model reads as off-topic goes to the gate
     as one with no sign of code ("what tools do you have", "lost the key to my bike lock", "let's pick this
     up tomorrow"): its words, or a hit that reads like it, then have to name the repo's code. It takes
@@ -178,16 +188,23 @@ def with_model_cue(route: Route, text: str, off_topic: float | None) -> Route:
     - a greeting or thanks at the start (it sways the reading: "hello! how are you? why are refunds slow")
       or another language than English (the embedder's);
     - a change asked of what a word points at ("can you clean this up a bit"; "could you make it shorter"
-      may be the code or the last answer)."""
+      may be the code or the last answer).
+    `unknown` are the prompt's identifier-shaped names the repo was not seen to hold (no definition, in no top
+    hit: `unknown_names`). When the model is certain (`MODEL_CERTAIN`) they are no sign of code: a brand or a
+    term from elsewhere written with capitals ("a breakup letter to their old ThinkPad", "how do mRNA
+    vaccines work")."""
     if route.off_topic or route.follow_up or route.name in (RouteName.SKIP, RouteName.ARCHITECTURE):
         return route
-    if off_topic is None or off_topic < MODEL_OFF_TOPIC or has_hard_code_signal(text, route.seeds):
+    seeds = route.seeds
+    if off_topic is not None and off_topic >= MODEL_CERTAIN:
+        seeds = tuple(s for s in seeds if s not in unknown)
+    if off_topic is None or off_topic < MODEL_OFF_TOPIC or has_hard_code_signal(text, seeds):
         return route
     if names_this_repo(text):  # "whats the weather like in this codebase": asked of the repo by name
         return route
     if not _model_reads(text):
         return route
-    code_word, pointing = has_strong_code_signal(text, route.seeds), points_back(text)
+    code_word, pointing = has_strong_code_signal(text, seeds), points_back(text)
     if pointing and CHANGE_REQUEST in route.reasons:  # "can you clean this up": an edit of what is on screen
         return route
     sign = code_word or pointing or route.name is RouteName.BUG  # a bug report is a sign of code to the rules
@@ -200,6 +217,15 @@ def with_model_cue(route: Route, text: str, off_topic: float | None) -> Route:
         return route
     reason = f"model: off-topic {off_topic:.2f}"
     return replace(route, off_topic=READS_OFF_TOPIC, reasons=(*route.reasons, reason))
+
+
+def unknown_names(route: Route, known: Iterable[str]) -> frozenset[str]:
+    """The prompt's identifier-shaped names (not paths) that none of `known` holds, case aside: `known` are
+    the names, paths and text of what search and the symbol lookup found for the prompt."""
+    if not route.symbol_seeds:
+        return frozenset()
+    seen = "\n".join(known).lower()
+    return frozenset(s for s in route.symbol_seeds if s.lower() not in seen)
 
 
 def named_stems(names: Iterable[str]) -> frozenset[str]:
@@ -234,6 +260,7 @@ def gate(
     - no sign of code at all: every word, by names or by the hits' text.
     Named words keep nothing when no hit's embedding reads like the prompt (top cosine below
     `SIMILAR_FLOOR`, once vectors exist), except beside small talk or in a behaviour ask.
+    When the off-topic model reads the prompt as code (`MODEL_READS_CODE`), one word the repo names keeps it.
     When the off-topic model is certain (`MODEL_CERTAIN`), the prompt's words keep nothing: a hit that reads
     like it, a memory or the lack of vectors to judge by does (not beside small talk or in a behaviour ask).
     When it is sure (`reading`, its probability, at least `MODEL_CONFIDENT`), a few
@@ -289,6 +316,8 @@ def gate(
     named, share = f"{route.off_topic} cue, the repo names {', '.join(matched)}", len(matched) / len(stems)
     if route.off_topic in ONE_WORD_ENOUGH:  # "I'm so tired. Why does numbering jump by ten?"
         return GateVerdict(False, f"{named}, beside the {route.off_topic} cue", matched)
+    if reading is not None and reading <= MODEL_READS_CODE and _model_reads(text):  # "approx rel vs abs"
+        return GateVerdict(False, f"{named}, and the model reads it as code ({reading:.2f})", matched)
     if route.off_topic in _NO_SIGN and not mostly_english(text) and _telling(matched, text):
         return GateVerdict(False, f"{named}, in a prompt not in English", matched)  # "Wie wertet pytest die
         # Bedingung in skipif aus?": 3 of 9; not "bin", "dir", "tag" ("ich bin so müde heute")

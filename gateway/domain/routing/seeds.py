@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from gateway.domain.routing.words import WORD_STOP, words
 from kit.domain import Chunk
+from kit.paths import is_declaration_path
 from kit.text import identifier_tokens
 
 MAX_SEEDS = 8
@@ -133,9 +134,13 @@ def specific_definitions(
     (tests count only when there is no implementation), and exactly one when it is a plain lowercase
     word (`json`, `get`, `run`, `data`), which a prompt uses as an everyday word as often as a name.
     Module and file chunks are not counted; an answer that filled `asked` anyway may have cut
-    definitions off, so its count is not trusted and the name is not specific.
+    definitions off, so its count is not trusted and the name is not specific. A declaration (a `.d.ts`
+    or `.pyi` file) is left out when the name has an implementation: the user named the code, and its
+    declared type only restates the signature (fastify's `setValidatorCompiler` is declared in
+    `types/instance.d.ts` and implemented in `lib/`).
     """
     found = [c for c in definitions if c.kind.value not in ("module", "file")]
+    found = [c for c in found if not is_declaration_path(c.path)] or found
     counted = [c for c in found if not c.is_test] or found
     allowed = 1 if _PLAIN_WORD.fullmatch(name) else max_shared
     if not counted or len(counted) > allowed or (asked and len(definitions) >= asked):

@@ -12,6 +12,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from kit.domain import Chunk, ChunkKind
+from kit.paths import is_declaration_path
 from kit.text import identifier_tokens, split_identifier
 from services.search.domain.keywords import asks_for_docs, is_doc_chunk, normalise, test_words, words
 from services.search.domain.model import ScoredId, SearchHit, SignalScores
@@ -40,7 +41,6 @@ SUBJECT_TEST_WORD = "test"
 DOC_PENALTY = 0.4
 DECLARATION_PENALTY = 0.5
 RESIDUE_PENALTY = 0.4
-DECLARATION_SUFFIXES = (".d.ts", ".d.mts", ".d.cts", ".pyi")
 # A declaration this short (a type alias, an interface or class stub, a one-line struct) is little but its
 # name, which both signals then match: the name words in keyword's heaviest field, and an embedding of a
 # view that is mostly that name. Measured in process on the 8 corpus sets and 7 bug-fix commit sets
@@ -193,7 +193,7 @@ def adjustment(chunk: Chunk, intent: QueryIntent) -> float:
     if is_doc_chunk(chunk):
         factor *= WANTED_BOOST if intent.wants_docs else DOC_PENALTY
     else:
-        if chunk.path.lower().endswith(DECLARATION_SUFFIXES):
+        if is_declaration_path(chunk.path):
             factor *= DECLARATION_PENALTY  # the implementation answers; its declared type only restates it
         if chunk.kind in (ChunkKind.FILE, ChunkKind.MODULE):
             factor *= RESIDUE_PENALTY  # code between definitions, or a whole file: a definition is sharper
