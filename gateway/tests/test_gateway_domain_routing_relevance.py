@@ -15,6 +15,7 @@ from gateway.domain.routing.cues import NO_CODE, has_code_signal, off_topic_cue,
 from gateway.domain.routing.relevance import (
     MODEL_CERTAIN,
     MODEL_CONFIDENT,
+    MODEL_DOUBTS_NO_SIGN,
     MODEL_OFF_TOPIC,
     MODEL_OFF_TOPIC_POINTED,
     MODEL_OFF_TOPIC_SURE,
@@ -1128,6 +1129,20 @@ def test_a_prompt_the_model_reads_as_code_is_kept_on_one_named_word() -> None:
     # a genre asks for writing whatever the reading
     poem = "write a poem about approx"
     assert gate(classify(poem), poem, names, reading=0.1).skip
+
+
+def test_no_sign_of_code_is_kept_when_the_model_reads_it_as_code() -> None:
+    prompt = "slowloris protection?"
+    route = classify(prompt)
+    assert route.off_topic == "no sign of code"
+    names = ["SlowClients.reap", "gateway/slow_clients.py"]  # neither word
+    assert gate(route, prompt, names, vector_scores=[0.22]).skip
+    assert gate(route, prompt, names, vector_scores=[0.22], reading=MODEL_DOUBTS_NO_SIGN).skip
+    kept = gate(route, prompt, names, vector_scores=[0.22], reading=MODEL_DOUBTS_NO_SIGN - 0.01)
+    assert not kept.skip and "reads it as code" in kept.reason, kept.reason
+    # not in another language (the embedder's reading is not heard there)
+    other = "¿tenemos alguna protección contra los ataques slowloris en el servidor?"
+    assert gate(classify(other), other, names, vector_scores=[0.22], reading=0.1).skip
 
 
 def test_a_name_the_repo_never_holds_is_no_sign_of_code_to_a_certain_reading() -> None:

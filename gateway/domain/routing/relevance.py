@@ -147,10 +147,17 @@ MODEL_CERTAIN = 0.95
 # word of is kept then, as beside small talk ("approx rel vs abs, which wins" read 0.24 in pytest, the repo
 # naming `approx` only; its cue was the "X vs Y" of general knowledge). Not when the reading is not heard
 # (`_model_reads`: another language, an opening greeting). Found on a blind routing set (probe8, 2026-12-05,
-# seventh session: 4 false skips among 120 code prompts on their corpora before, 2 after); with each earlier
-# routing set read by a model fitted without it, it kept 4 of their 6,704 off-topic prompt × corpus pairs
-# ("where do you store my api key, is it in plain text somewhere on disk" reads 0.07).
+# seventh session), which had 4 false skips among its 120 code prompts on their corpora; this rule keeps that
+# one, a number written as code (`cues._CODE_PUNCTUATION`) another. With each earlier routing set read by a
+# model fitted without it, it kept 4 of their 5,600 off-topic prompt × corpus pairs ("where do you store my
+# api key, is it in plain text somewhere on disk" reads 0.07) and was the first to keep 82 code ones.
 MODEL_READS_CODE = 0.3
+# "No sign of code" is the rules' absence of evidence, not a cue of their own: when the model reads such a prompt
+# as code more likely than not (below this), the two disagree and the prompt is kept ("slowloris protection?"
+# read 0.43 in this repo, whose `slow_clients.py` answers it and holds neither word). Found after reading
+# probe8's false skips; with each earlier routing set read by a model fitted without it, it kept 8 of their
+# 5,600 off-topic prompt × corpus pairs ("what's the derivative of x^x", 0.48); at 0.6, 16.
+MODEL_DOUBTS_NO_SIGN = 0.5
 # The search service embeds a long prompt's first 16 content words only: past this many words the top hit's
 # similarity says nothing about the question ("Ok so some context first: I spent the weekend … Anyway, where
 # do we validate the request body?"). The off-topic model reads such a prompt sentence by sentence and
@@ -260,7 +267,8 @@ def gate(
     - no sign of code at all: every word, by names or by the hits' text.
     Named words keep nothing when no hit's embedding reads like the prompt (top cosine below
     `SIMILAR_FLOOR`, once vectors exist), except beside small talk or in a behaviour ask.
-    When the off-topic model reads the prompt as code (`MODEL_READS_CODE`), one word the repo names keeps it.
+    When the off-topic model reads the prompt as code (`MODEL_READS_CODE`), one word the repo names keeps it; a
+    prompt with no sign of code is kept when the model reads it as code more likely than not.
     When the off-topic model is certain (`MODEL_CERTAIN`), the prompt's words keep nothing: a hit that reads
     like it, a memory or the lack of vectors to judge by does (not beside small talk or in a behaviour ask).
     When it is sure (`reading`, its probability, at least `MODEL_CONFIDENT`), a few
@@ -286,6 +294,13 @@ def gate(
         return GateVerdict(True, f"{route.off_topic}: the prompt asks for writing, not about the code")
     if not searched:
         return GateVerdict(False, f"{route.off_topic} cue, but no search evidence to judge it by")
+    if (
+        route.off_topic == NO_CODE
+        and reading is not None
+        and reading < MODEL_DOUBTS_NO_SIGN
+        and _model_reads(text)
+    ):
+        return GateVerdict(False, f"{NO_CODE}, but the model reads it as code ({reading:.2f})")
     sure = reading is not None and reading >= MODEL_CONFIDENT and _model_reads(text)
     # Not beside small talk or in a behaviour ask (their own exemptions below). A long prompt's reading is
     # its most code-like part's (the search service reads it part by part), so a certain one is certain of
