@@ -1,11 +1,12 @@
 """The skip decision on a bench store, in-process: every routing prompt × corpus through the gateway's own
-router and relevance gate, fed by the search service's own engine, in about 40 s.
+router and relevance gate, fed by the search service's own engine, in about a minute.
 
 `python -m bench run` scores skips through the running suite; changing the router, the gate or the
 off-topic model needs only the search stores. This opens a copy of a bench data dir's stores (never one a
 suite is using) with `SearchEngine` and the bundled off-topic model, and for each prompt does what the hook
-does before it assembles anything: sanitise, `classify`, search (the hook's limit), then
-`Pipeline.relevance_gate` on those hits (no memories: the bench store has none worth reading). Each shared
+does before it assembles anything: sanitise, `classify`, search (the hook's limit), resolve the prompt's
+names as `Pipeline.resolve_seeds` does, then `Pipeline.relevance_gate` on those hits and definitions (no
+memories: the bench store has none worth reading). Each shared
 set (and each corpus's own set) is scored as the bench scores it; `--misses` lists every missed skip and
 false skip with the model's probability, the cue and the gate's reason.
 

@@ -38,6 +38,7 @@ from gateway.domain.fusion import (
 from gateway.domain.routing import Route, RouteName
 from gateway.domain.routing.relevance import (
     EVIDENCE_HITS,
+    MODEL_CERTAIN,
     GateVerdict,
     gate,
     unknown_names,
@@ -303,12 +304,15 @@ class Pipeline:
         shows a finished index: a repo still indexing its first commit, or of unknown status, finds
         nothing for every prompt."""
         hits = evidence.search[:EVIDENCE_HITS]
-        found = chain(
-            (part for h in hits for part in (h.chunk.qualified_name, h.chunk.path, h.chunk.content)),
-            (s.qualified_name for s in evidence.seeds),
-        )
-        unknown = unknown_names(request.route, found)  # reads them only for a prompt with names
-        route = with_model_cue(request.route, request.text, evidence.off_topic_reading, unknown)
+        reading = evidence.off_topic_reading
+        unknown: frozenset[str] = frozenset()
+        if reading is not None and reading >= MODEL_CERTAIN:  # only a certain reading asks (`with_model_cue`)
+            found = chain(
+                ((h.chunk.qualified_name or h.chunk.name, h.chunk.path, h.chunk.content) for h in hits),
+                ((s.qualified_name or s.name, s.path, "") for s in evidence.seeds),
+            )
+            unknown = unknown_names(request.route, found)
+        route = with_model_cue(request.route, request.text, reading, unknown)
         if not route.off_topic:
             return None
         named = [h for h in hits if not h.chunk.is_test]  # a test's names and strings are fixture data

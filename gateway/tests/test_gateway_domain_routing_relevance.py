@@ -373,8 +373,10 @@ def test_a_declaration_gives_way_to_the_implementation_it_declares() -> None:
     # declarations do not make a name common when it has one implementation
     many = [*declarations, *(make_chunk("setValidatorCompiler", f"types/v{i}.d.ts", 1) for i in range(3))]
     assert specific_definitions("setValidatorCompiler", [*many, implementation]) == (implementation,)
-    # a name only declared keeps its declarations: they are all there is
+    # a name only declared keeps its declarations: they are all there is; a test is no implementation
     assert specific_definitions("setValidatorCompiler", declarations) == tuple(declarations)
+    test = replace(make_chunk("setValidatorCompiler", "test/schema.test.js", 5), is_test=True)
+    assert specific_definitions("setValidatorCompiler", [declarations[0], test]) == (declarations[0], test)
 
 
 def test_file_level_matches_are_not_definitions() -> None:
@@ -1126,6 +1128,14 @@ def test_a_prompt_the_model_reads_as_code_is_kept_on_one_named_word() -> None:
     assert not kept.skip and "reads it as code" in kept.reason, kept.reason
     # a word the repo does not name is still no evidence
     assert gate(route, prompt, ["Wall.fall", "src/berlin.py"], vector_scores=[0.32], reading=0.1).skip
+    # not heard after an opening greeting or in another language
+    for unheard in (
+        "hey there! approx rel vs abs, which wins",
+        "approx rel oder abs, welche Toleranz gewinnt da?",
+    ):
+        cued = classify(unheard)
+        assert cued.off_topic, unheard
+        assert "reads it as code" not in gate(cued, unheard, names, vector_scores=[0.32], reading=0.1).reason
     # a genre asks for writing whatever the reading
     poem = "write a poem about approx"
     assert gate(classify(poem), poem, names, reading=0.1).skip
@@ -1149,17 +1159,35 @@ def test_a_name_the_repo_never_holds_is_no_sign_of_code_to_a_certain_reading() -
     prompt = "compose a dramatic breakup letter from a programmer to their old ThinkPad"
     route = classify(prompt)
     assert route.seeds == ("ThinkPad",) and not route.off_topic
-    found = ["Document.write", "src/letter.rs", "fn write(&self) {}"]
+    found = [("Document.write", "src/letter.rs", "fn write(&self) {}")]
     unknown = unknown_names(route, found)
     assert unknown == {"ThinkPad"}
-    assert unknown_names(route, [*found, "// a thinkpad quirk"]) == frozenset()  # the repo holds it
+    held = ("Config", "src/config.rs", "// a thinkpad quirk")  # in a hit's text
+    assert unknown_names(route, [*found, held]) == frozenset()
     assert not with_model_cue(route, prompt, MODEL_CERTAIN - 0.01, unknown).off_topic  # unsure: a name
     assert with_model_cue(route, prompt, MODEL_CERTAIN, unknown).off_topic == READS_OFF_TOPIC
     assert not with_model_cue(route, prompt, 1.0, frozenset()).off_topic  # a name the repo holds
-    # a path stays a sign of code, and so does code punctuation
-    for code in ("is ThinkPad/config.yaml read at start", "why does ThinkPad() return None"):
+    # a path stays a sign of code beside an unknown name, and so does code punctuation
+    for code in ("is ThinkPad read from ThinkPad/config.yaml", "why does ThinkPad() return None"):
         cued = classify(code)
+        assert unknown_names(cued, found) == frozenset(cued.symbol_seeds), code
         assert not with_model_cue(cued, code, 1.0, unknown_names(cued, found)).off_topic, code
+
+
+@pytest.mark.parametrize(
+    ("prompt", "held"),
+    [
+        ("explain the EventLoops like I'm five, as a bedtime story", ("EventLoop", "src/loop.py", "")),
+        ("a poem about every user_id we store", ("User", "src/user.ts", "const userId = 1")),
+        ("a song about our HttpClients", ("http_client", "src/net/client.py", "")),  # by its parts
+        ("write a limerick about WebSockets", ("Socket", "src/web_socket.py", "")),
+    ],
+)
+def test_a_name_held_in_another_form_is_known(prompt: str, held: tuple[str, str, str]) -> None:
+    route = classify(prompt)
+    assert route.symbol_seeds, prompt
+    assert unknown_names(route, [held]) == frozenset(), prompt
+    assert unknown_names(route, [("Other", "src/other.py", "")]) == frozenset(route.symbol_seeds), prompt
 
 
 def test_a_number_written_as_code_is_code_punctuation() -> None:
@@ -1170,6 +1198,9 @@ def test_a_number_written_as_code_is_code_punctuation() -> None:
         "why is 0x1F read as a float",
         "1_000_000 fails to parse",
         "does it accept 0b1010 and 0o755",
+        "why is 0xFFu read as signed",
+        "1_000n overflows",
+        "0xffu8 is rejected",
     ):
         assert has_hard_code_signal(code), code
         assert not classify(code).off_topic, code

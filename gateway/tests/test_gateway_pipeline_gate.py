@@ -164,6 +164,19 @@ async def test_a_certain_reading_hears_a_capitalised_name_only_when_the_repo_hol
     assert result.route != "skip" and "gate" not in result.signals, result.signals
 
 
+async def test_a_name_in_a_search_hits_text_is_held_by_the_repo() -> None:
+    backends = FakeBackends(shop())
+    quirk = make_chunk(
+        "laptop_quirks", "src/devices.py", 1, body="def laptop_quirks():\n    # thinkpad_keys\n"
+    )
+    backends.world.add(quirk)
+    backends.world.search_index["letter"] = [quirk.id]
+    prompt = "write a breakup letter to my old ThinkPadKeys"
+    backends.world.off_topic[prompt] = 1.0
+    result = await build(service(backends), prompt)
+    assert result.route != "skip" and "gate" not in result.signals, result.signals
+
+
 async def test_the_search_adapter_passes_the_models_reading_only_when_search_sent_one() -> None:
     from gateway.adapters.grpc_backends import GrpcSearch
     from reporecall.search.v1 import search_pb2

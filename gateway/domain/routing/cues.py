@@ -170,11 +170,12 @@ _CUE_RES = {category: re.compile(pattern) for category, pattern in _CUES.items()
 # topic word alone (`cache`, `compiler`, `tokens`, `python`) is weak: it keeps a prompt without an
 # off-topic cue away, but "write a poem about a compiler" or "what does a CPU cache do" still goes to the
 # gate, where the evidence decides.
-# A number written as only code writes it (a hex, binary or octal literal, digits grouped by "_") is code
-# punctuation too: "0xdead_beef parsing — where?".
+# A number written as only code writes it (a hex, binary or octal literal, digits grouped by "_", with a type
+# suffix or not: `0xFFu`, `1_000n`, `0xffu8`) is code punctuation too: "0xdead_beef parsing — where?".
+_NUMBER_SUFFIX = r"(?:[uUlLn]|[iu](?:8|16|32|64|128|size))*"
 _CODE_PUNCTUATION = re.compile(
     r"[{}\[\];=<>`]|=>|::|->|\w\(|\)\.|#\w|\$\w|\w\.\w+\("
-    r"|\b0(?:[xX][0-9a-fA-F_]*[0-9a-fA-F]|[bB][01_]*[01]|[oO][0-7_]*[0-7])\b|\b\d+(?:_\d+)+\b"
+    rf"|\b(?:0(?:[xX][0-9a-fA-F_]*[0-9a-fA-F]|[bB][01_]*[01]|[oO][0-7_]*[0-7])|\d+(?:_\d+)+){_NUMBER_SUFFIX}\b"
 )
 _STRONG_WORDS = (
     r"code|codebase|coding|repo|repository|repos|function|functions|func|fn|method|methods|"

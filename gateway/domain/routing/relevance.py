@@ -143,20 +143,22 @@ MODEL_CONFIDENT = 0.9
 # greeting even then (`_model_reads`): the routing sets' code prompts of that kind read 0.63 at most held
 # out, but "hello! how are you today? why are refunds slow" reads 1.00.
 MODEL_CERTAIN = 0.95
-# A reading at most this low says the prompt reads like the prompts about code: a cued prompt the repo names one
-# word of is kept then, as beside small talk ("approx rel vs abs, which wins" read 0.24 in pytest, the repo
-# naming `approx` only; its cue was the "X vs Y" of general knowledge). Not when the reading is not heard
-# (`_model_reads`: another language, an opening greeting). Found on a blind routing set (probe8, 2026-12-05,
-# seventh session), which had 4 false skips among its 120 code prompts on their corpora; this rule keeps that
-# one, a number written as code (`cues._CODE_PUNCTUATION`) another. With each earlier routing set read by a
-# model fitted without it, it kept 4 of their 5,600 off-topic prompt × corpus pairs ("where do you store my
-# api key, is it in plain text somewhere on disk" reads 0.07) and was the first to keep 82 code ones.
+# A reading at most this low says the prompt reads like the prompts about code: a cued prompt the repo names
+# one word of is kept then, as beside small talk ("approx rel vs abs, which wins" read 0.24 in pytest by a
+# model fitted without it, the repo naming `approx` only; its cue was the "X vs Y" of general knowledge). Not
+# when the reading is not heard (`_model_reads`: another language, an opening greeting). Found on a blind
+# routing set (probe8, 2026-12-05, seventh session), which had 4 false skips among its 120 code prompts on
+# their corpora; this rule keeps that one, a number written as code (`cues._CODE_PUNCTUATION`) another. With
+# each earlier routing set read by a model fitted without it, it kept 4 of their 5,600 off-topic prompt ×
+# corpus pairs ("where do you store my api key, is it in plain text somewhere on disk" reads 0.07) and was
+# the first to keep 82 code ones.
 MODEL_READS_CODE = 0.3
-# "No sign of code" is the rules' absence of evidence, not a cue of their own: when the model reads such a prompt
-# as code more likely than not (below this), the two disagree and the prompt is kept ("slowloris protection?"
-# read 0.43 in this repo, whose `slow_clients.py` answers it and holds neither word). Found after reading
-# probe8's false skips; with each earlier routing set read by a model fitted without it, it kept 8 of their
-# 5,600 off-topic prompt × corpus pairs ("what's the derivative of x^x", 0.48); at 0.6, 16.
+# "No sign of code" is the rules' absence of evidence, not a cue of their own: when the model reads such a
+# prompt as code more likely than not (below this), the two disagree and the prompt is kept ("slowloris
+# protection?" read 0.43 by a model fitted without it, in this repo, whose `slow_clients.py` answers it and
+# holds neither word). Found after reading probe8's false skips; with each earlier routing set read by a
+# model fitted without it, it kept 8 of their 5,600 off-topic prompt × corpus pairs ("what's the derivative
+# of x^x", 0.48); at 0.6, 16.
 MODEL_DOUBTS_NO_SIGN = 0.5
 # The search service embeds a long prompt's first 16 content words only: past this many words the top hit's
 # similarity says nothing about the question ("Ok so some context first: I spent the weekend … Anyway, where
@@ -226,13 +228,30 @@ def with_model_cue(
     return replace(route, off_topic=READS_OFF_TOPIC, reasons=(*route.reasons, reason))
 
 
-def unknown_names(route: Route, known: Iterable[str]) -> frozenset[str]:
-    """The prompt's identifier-shaped names (not paths) that none of `known` holds, case aside: `known` are
-    the names, paths and text of what search and the symbol lookup found for the prompt."""
+def unknown_names(route: Route, found: Iterable[tuple[str, str, str]]) -> frozenset[str]:
+    """The prompt's names (its seeds that are not paths) that nothing found for it holds: `found` are the
+    (qualified name, path, text) of the search hits and resolved definitions. A name is held when, lowercase
+    and without `_` and `-`, it or its singular is part of some name, path or text (`EventLoops` ~
+    `event_loop`, `user_id` ~ `userId`), or when every part of it of `MIN_STEM` letters or more names
+    something found, as the gate reads names (`named_stems`)."""
     if not route.symbol_seeds:
         return frozenset()
-    seen = "\n".join(known).lower()
-    return frozenset(s for s in route.symbol_seeds if s.lower() not in seen)
+    found = list(found)
+    seen = _squash("\n".join(part for item in found for part in item))
+    named = named_stems(part for name, path, _ in found for part in (name, path))
+    unknown = set()
+    for seed in route.symbol_seeds:
+        squashed = _squash(seed)
+        forms = {squashed, squashed.removesuffix("s"), squashed.removesuffix("es")}
+        parts = [stem(p) for p in split_identifier(seed) if len(p) >= MIN_STEM]
+        if any(len(f) >= MIN_STEM and f in seen for f in forms) or (parts and all(p in named for p in parts)):
+            continue
+        unknown.add(seed)
+    return frozenset(unknown)
+
+
+def _squash(text: str) -> str:
+    return text.lower().replace("_", "").replace("-", "")
 
 
 def named_stems(names: Iterable[str]) -> frozenset[str]:

@@ -140,7 +140,8 @@ def specific_definitions(
     `types/instance.d.ts` and implemented in `lib/`).
     """
     found = [c for c in definitions if c.kind.value not in ("module", "file")]
-    found = [c for c in found if not is_declaration_path(c.path)] or found
+    if any(not c.is_test and not is_declaration_path(c.path) for c in found):
+        found = [c for c in found if not is_declaration_path(c.path)]
     counted = [c for c in found if not c.is_test] or found
     allowed = 1 if _PLAIN_WORD.fullmatch(name) else max_shared
     if not counted or len(counted) > allowed or (asked and len(definitions) >= asked):
