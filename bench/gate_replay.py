@@ -26,9 +26,9 @@ from bench.search_quality import open_engine
 from bench.sets import Prompt, load_sets
 from gateway.domain.context_types import Staleness
 from gateway.domain.routing import Route, RouteName, classify
-from gateway.domain.routing.seeds import lookup_limit, specific_definitions
+from gateway.domain.routing.seeds import lookup_limit
 from gateway.domain.sanitize import sanitize_prompt
-from gateway.pipeline import DEFAULT_POLICY, Evidence, Pipeline, Request
+from gateway.pipeline import DEFAULT_POLICY, Evidence, Pipeline, Request, seed_definitions
 from gateway.ports import RepoInfo, SearchHit
 from kit.domain import Symbol
 from services.search.domain.topicality import OffTopicModel
@@ -63,14 +63,12 @@ def decide(engine: SearchEngine, pipeline: Pipeline, corpus: str, text: str) -> 
 
 def _seeds(engine: SearchEngine, corpus: str, route: Route) -> tuple[Symbol, ...]:
     """The prompt's names resolved as the pipeline resolves them (`Pipeline.resolve_seeds`)."""
-    policy, limit = DEFAULT_POLICY, lookup_limit(DEFAULT_POLICY.symbol_candidates)
-    return tuple(
-        chunk.symbol()
-        for name in route.symbol_seeds[: policy.seed_names]
-        for chunk in specific_definitions(name, engine.find_symbols(corpus, name, limit=limit), asked=limit)[
-            : policy.symbol_candidates
-        ]
+    names, limit = (
+        route.symbol_seeds[: DEFAULT_POLICY.seed_names],
+        lookup_limit(DEFAULT_POLICY.symbol_candidates),
     )
+    answers = [engine.find_symbols(corpus, name, limit=limit) for name in names]
+    return seed_definitions(DEFAULT_POLICY, names, answers)
 
 
 def main(argv: list[str] | None = None) -> int:

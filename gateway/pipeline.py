@@ -254,13 +254,7 @@ class Pipeline:
                 for n in asked
             )
         )
-        seeds = tuple(
-            chunk.symbol()
-            for name, (chunks, _) in zip(asked, found, strict=True)
-            for chunk in specific_definitions(name, chunks or (), asked=limit)[
-                : self.policy.symbol_candidates
-            ]
-        )
+        seeds = seed_definitions(self.policy, asked, [chunks or () for chunks, _ in found])
         return seeds, frozenset().union(*(degraded for _, degraded in found))
 
     async def recall(self, request: Request) -> tuple[tuple[MemoryItem, ...], frozenset[str]]:
@@ -369,6 +363,19 @@ class Pipeline:
             "search", self.backends.search.get_chunks(repo.name, ids, self.deadline)
         )
         return {c.id: c for c in chunks or ()}, degraded
+
+
+def seed_definitions(
+    policy: RetrievalPolicy, names: Sequence[str], answers: Sequence[Sequence[Chunk]]
+) -> tuple[Symbol, ...]:
+    """The seeds among FindSymbols' answers (asked for `lookup_limit(policy.symbol_candidates)` each) to
+    the prompt's first `policy.seed_names` names: the definitions of the names specific in this repo."""
+    limit = lookup_limit(policy.symbol_candidates)
+    return tuple(
+        chunk.symbol()
+        for name, chunks in zip(names, answers, strict=True)
+        for chunk in specific_definitions(name, chunks, asked=limit)[: policy.symbol_candidates]
+    )
 
 
 def _inferred_seed(request: Request, evidence: Evidence) -> Symbol | None:
