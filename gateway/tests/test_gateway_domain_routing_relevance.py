@@ -1125,7 +1125,7 @@ def test_a_prompt_the_model_reads_as_code_is_kept_on_one_named_word() -> None:
     assert gate(route, prompt, names, vector_scores=[0.32]).skip  # one of its four words, as before
     assert gate(route, prompt, names, vector_scores=[0.32], reading=MODEL_READS_CODE + 0.01).skip
     kept = gate(route, prompt, names, vector_scores=[0.32], reading=MODEL_READS_CODE)
-    assert not kept.skip and "reads it as code" in kept.reason, kept.reason
+    assert not kept.skip and "and the model reads it as code" in kept.reason, kept.reason
     # a word the repo does not name is still no evidence
     assert gate(route, prompt, ["Wall.fall", "src/berlin.py"], vector_scores=[0.32], reading=0.1).skip
     # not heard after an opening greeting or in another language
@@ -1135,7 +1135,8 @@ def test_a_prompt_the_model_reads_as_code_is_kept_on_one_named_word() -> None:
     ):
         cued = classify(unheard)
         assert cued.off_topic, unheard
-        assert "reads it as code" not in gate(cued, unheard, names, vector_scores=[0.32], reading=0.1).reason
+        verdict = gate(cued, unheard, names, vector_scores=[0.32], reading=0.1)
+        assert "and the model reads it as code" not in verdict.reason, verdict.reason  # (no sign of code is)
     # a genre asks for writing whatever the reading
     poem = "write a poem about approx"
     assert gate(classify(poem), poem, names, reading=0.1).skip
@@ -1150,9 +1151,17 @@ def test_no_sign_of_code_is_kept_when_the_model_reads_it_as_code() -> None:
     assert gate(route, prompt, names, vector_scores=[0.22], reading=MODEL_DOUBTS_NO_SIGN).skip
     kept = gate(route, prompt, names, vector_scores=[0.22], reading=MODEL_DOUBTS_NO_SIGN - 0.01)
     assert not kept.skip and "reads it as code" in kept.reason, kept.reason
-    # not in another language (the embedder's reading is not heard there)
-    other = "¿tenemos alguna protección contra los ataques slowloris en el servidor?"
-    assert gate(classify(other), other, names, vector_scores=[0.22], reading=0.1).skip
+    # heard in another language and after a greeting too: both push a reading towards off-topic, and the
+    # repo's English names cannot match the words of another language
+    for other in (
+        "¿tenemos alguna protección contra los ataques slowloris en el servidor?",
+        "Hallo! Wird der Zähler beim automatischen Wiederholen zurückgesetzt, wenn zwischendurch ein Wert kommt?",
+    ):
+        cued = classify(other)
+        assert cued.off_topic == "no sign of code", other
+        assert gate(cued, other, names, vector_scores=[0.22], reading=MODEL_DOUBTS_NO_SIGN).skip, other
+        kept = gate(cued, other, names, vector_scores=[0.22], reading=MODEL_DOUBTS_NO_SIGN - 0.01)
+        assert not kept.skip and "reads it as code" in kept.reason, (other, kept.reason)
 
 
 def test_a_name_the_repo_never_holds_is_no_sign_of_code_to_a_certain_reading() -> None:
