@@ -1128,15 +1128,13 @@ def test_a_prompt_the_model_reads_as_code_is_kept_on_one_named_word() -> None:
     assert not kept.skip and "and the model reads it as code" in kept.reason, kept.reason
     # a word the repo does not name is still no evidence
     assert gate(route, prompt, ["Wall.fall", "src/berlin.py"], vector_scores=[0.32], reading=0.1).skip
-    # not heard after an opening greeting or in another language
-    for unheard in (
-        "hey there! approx rel vs abs, which wins",
-        "approx rel oder abs, welche Toleranz gewinnt da?",
-    ):
-        cued = classify(unheard)
-        assert cued.off_topic, unheard
-        verdict = gate(cued, unheard, names, vector_scores=[0.32], reading=0.1)
-        assert "and the model reads it as code" not in verdict.reason, verdict.reason  # (no sign of code is)
+    # not heard in another language (one named word is weak evidence there)
+    unheard = "approx rel vs abs, welche der beiden Toleranzen gewinnt am Ende?"
+    assert classify(unheard).off_topic == "general knowledge"
+    assert gate(classify(unheard), unheard, names, vector_scores=[0.32], reading=0.1).skip
+    # nor after an opening greeting ("no sign of code" is then not heard either)
+    greeting = "hey there! approx rel vs abs, which wins"
+    assert gate(classify(greeting), greeting, names, vector_scores=[0.32], reading=0.1).skip
     # a genre asks for writing whatever the reading
     poem = "write a poem about approx"
     assert gate(classify(poem), poem, names, reading=0.1).skip
@@ -1151,8 +1149,8 @@ def test_no_sign_of_code_is_kept_when_the_model_reads_it_as_code() -> None:
     assert gate(route, prompt, names, vector_scores=[0.22], reading=MODEL_DOUBTS_NO_SIGN).skip
     kept = gate(route, prompt, names, vector_scores=[0.22], reading=MODEL_DOUBTS_NO_SIGN - 0.01)
     assert not kept.skip and "reads it as code" in kept.reason, kept.reason
-    # heard in another language and after a greeting too: both push a reading towards off-topic, and the
-    # repo's English names cannot match the words of another language
+    # heard in another language too: the repo's English names cannot match its words ("Hallo!" is no
+    # greeting to the English rules)
     for other in (
         "¿tenemos alguna protección contra los ataques slowloris en el servidor?",
         "Hallo! Wird der Zähler beim automatischen Wiederholen zurückgesetzt, wenn zwischendurch ein Wert kommt?",
@@ -1162,6 +1160,10 @@ def test_no_sign_of_code_is_kept_when_the_model_reads_it_as_code() -> None:
         assert gate(cued, other, names, vector_scores=[0.22], reading=MODEL_DOUBTS_NO_SIGN).skip, other
         kept = gate(cued, other, names, vector_scores=[0.22], reading=MODEL_DOUBTS_NO_SIGN - 0.01)
         assert not kept.skip and "reads it as code" in kept.reason, (other, kept.reason)
+    # not after an opening greeting (it sways the reading)
+    greeting = "hey! any slowloris protection?"
+    assert classify(greeting).off_topic == "no sign of code"
+    assert gate(classify(greeting), greeting, names, vector_scores=[0.22], reading=0.1).skip
 
 
 def test_a_name_the_repo_never_holds_is_no_sign_of_code_to_a_certain_reading() -> None:

@@ -151,18 +151,19 @@ MODEL_CERTAIN = 0.95
 # their corpora; this rule keeps that one, a number written as code (`cues._CODE_PUNCTUATION`) another. With
 # each earlier routing set read by a model fitted without it, it kept 4 of their 5,600 off-topic prompt ×
 # corpus pairs ("where do you store my api key, is it in plain text somewhere on disk" reads 0.07) and was
-# the first to keep 82 code ones. 0.35 since the eighth session (2026-12-05): refitted with 1,000 more training
-# prompts (tools/off_topic_prompts_6.yaml) and held out, the same prompt read 0.32; at 0.35 no set's skip
-# accuracy moved and no false skip was left (0.4 cost probe5 0.002).
+# the first to keep 82 code ones. 0.35 since the eighth session (2026-12-05): by models refitted with 1,000
+# more training prompts (tools/off_topic_prompts_6.yaml) and held out, the same prompt read 0.32; at 0.35 no
+# set's skip accuracy moved and no false skip was left (0.4 cost probe5 0.002). Still not heard in another
+# language here, unlike the rule below: one named word is weaker evidence than none findable at all.
 MODEL_READS_CODE = 0.35
 # "No sign of code" is the rules' absence of evidence, not a cue of their own: when the model reads such a
 # prompt as code more likely than not (below this), the two disagree and the prompt is kept ("slowloris
 # protection?" read 0.43 by a model fitted without it, in this repo, whose `slow_clients.py` answers it and
 # holds neither word). Found after reading probe8's false skips; with each earlier routing set read by a
 # model fitted without it, it kept 8 of their 5,600 off-topic prompt × corpus pairs ("what's the derivative
-# of x^x", 0.48); at 0.6, 16. Heard in any language and after a greeting too (`_heard_as_code`) since the
-# eighth session: a blind routing set (probe9) had 2 false skips, both German code prompts opening with a
-# greeting, read 0.39 and 0.40, and probe8's German one read 0.16 held out; with each of the ten routing sets
+# of x^x", 0.48); at 0.6, 16. Heard in any language (`_heard_as_code`) since the eighth session: a blind
+# routing set (probe9) had 2 false skips, both German code prompts ("Hallo! …", "Guten Tag! …": no greeting to
+# the English rules), read 0.39 and 0.40, and probe8's German one read 0.16 held out; with each of the ten routing sets
 # read by a model fitted without it, this kept those three and 5 off-topic prompts in other languages on
 # (nearly) every corpus (a German question about mortgage terms, 0.47): skip accuracy -0.008 to -0.018 on
 # probe6-8, the rest unchanged. A false skip loses an answer; a missed skip costs the tokens of a block.
@@ -414,12 +415,12 @@ def _model_reads(text: str) -> bool:
 
 
 def _heard_as_code(text: str) -> bool:
-    """Is a reading that says code worth hearing? For any prompt with a content word: a greeting and another
-    language than English push the reading towards off-topic (why `_model_reads` does not hear them), so a
-    reading below one half despite them is the more telling ("Hallo! Beim automatischen Wiederholen nach
-    einem Fehler: wird der Zähler zurückgesetzt …?" read 0.40 in rxjs, whose English names its words cannot
-    match)."""
-    return bool(content_stems(text))
+    """Is a reading that says code worth hearing? As `_model_reads`, but in any language: another language's
+    words cannot name the repo's English code, so the reading is the only evidence left, and the English
+    embedder's doubt runs towards off-topic there (a Russian question about the parser read 0.76), so a
+    reading below one half is the more telling ("Hallo! Beim automatischen Wiederholen nach einem Fehler:
+    wird der Zähler zurückgesetzt …?" read 0.40 in rxjs)."""
+    return bool(content_stems(text)) and not opens_with_courtesy(text)
 
 
 def _read_whole(text: str) -> bool:
