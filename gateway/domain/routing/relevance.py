@@ -411,7 +411,7 @@ def _model_reads(text: str) -> bool:
     """Is the model's reading worth hearing? Not for a prompt with no content word (nothing for the gate to
     judge), one that opens with a greeting (it sways the reading: "hello! how are you today? why are refunds
     slow" reads 1.00) or one not in English (the embedder's: a Russian question about the parser read 0.76)."""
-    return bool(content_stems(text)) and not opens_with_courtesy(text) and mostly_english(text)
+    return _heard_as_code(text) and mostly_english(text)
 
 
 def _heard_as_code(text: str) -> bool:
