@@ -77,8 +77,7 @@ _CUES: dict[str, str] = {
         rf"\btranslat(?:e|es|ing)\b|\bhow\s+(?:do\s+(?:you|i)|to|would\s+you|does\s+one)\s+say\b(?=.*{_NAMED_LANGUAGE})|"
         rf"\b(?:tradu\w+|[üu]bersetz\w*|perevod\w*|переве\w*|перевод\w*)\b|翻译|翻譯|翻訳|번역|"
         rf"\bhow\s+(?:would|do|does|did)\s+(?:an?\s+|the\s+)?(?:{_ADJECTIVES})\s+(?:person|speaker|people|native)?\s*say\b|"
-        rf"\bmean\s+in\s+(?:{_LANGUAGES})\b|\b(?:put|turn|render|rewrite|say)\b[^.?!]{{0,40}}\b(?:in|into)\s+"
-        rf"{_VARIETY}(?:{_LANGUAGES})\b"
+        rf"\bmean\s+in\s+(?:{_LANGUAGES})\b|\b(?:put|turn|render|rewrite|say)\b[^.?!]{{0,40}}{_NAMED_LANGUAGE}"
     ),
     # Naming and brainstorming ("suggest 10 names for a coffee shop"): like a genre, but "ideas for
     # improving test coverage" or "a good name for a function that merges configs" is about the code.
