@@ -715,16 +715,16 @@ def test_translation_asked_in_another_language_or_of_quoted_code_words_skips(pro
     assert gate(route, prompt, names).skip, prompt
 
 
-def test_how_do_i_say_is_a_translation_only_with_a_language_named() -> None:
-    assert off_topic_cue("how do I say 'nice to meet you' in Korean, with pronunciation") in (
-        "translation",
-        "language",
-    )
-    assert off_topic_cue("how to say 'I'm running late' casually in italian") in ("translation", "language")
+def test_how_do_i_say_is_a_translation_only_with_a_language_named_in_its_sentence() -> None:
+    # The quote's full stops put the language beyond the reach of "say … in <language>": the cue is the named one.
+    assert off_topic_cue("how do you say 'sorry, I didn't mean it. really.' in spanish") == "translation"
     # Without a language it asks how to express something, here in an API: not a translation.
     prompt = "how do I say 'give at least one of these two options' without making either of them mandatory by itself"
     assert off_topic_cue(prompt) != "translation"
     assert not gate(classify(prompt), prompt, ["Command.MarkFlagsOneRequired", "flag_groups.go"]).skip
+    # A language in a later sentence is not the one asked for.
+    later = "how do I say a subcommand needs at least one positional? we write everything in english anyway"
+    assert off_topic_cue(later) != "translation"
 
 
 def test_a_language_beside_a_question_about_the_code_keeps_it() -> None:

@@ -70,11 +70,12 @@ _CUES: dict[str, str] = {
         r"\b(?:write|compose|draft|make\s+up|come\s+up\s+with)\s+(?:me\s+)?(?:an?\s+)?(?:\w+\s+){0,2}"
         r"(?:verse|stanza|essay|speech|letter|story|tale|song|script\s+for\s+a\s+(?:movie|play|video))\b"
     ),
-    # "How do I say …" asks for a translation only with a language named: every labelled one names it ("… in
-    # Japanese"), and without one it is how to express something ("how do I say 'at least one of these two
-    # options' without making either mandatory": a question about an API, read as a translation before).
+    # "How do I say …" asks for a translation only with a language named in the same sentence: every labelled
+    # one names it ("… in Japanese"), and without one it is how to express something ("how do I say 'at least
+    # one of these two options' without making either mandatory": a question about an API, read as a
+    # translation before). A full stop may sit inside the quoted material, so only ? ! and a line end end it.
     "translation": (
-        rf"\btranslat(?:e|es|ing)\b|\bhow\s+(?:do\s+(?:you|i)|to|would\s+you|does\s+one)\s+say\b(?=.*{_NAMED_LANGUAGE})|"
+        rf"\btranslat(?:e|es|ing)\b|\bhow\s+(?:do\s+(?:you|i)|to|would\s+you|does\s+one)\s+say\b(?=[^?!\n]*{_NAMED_LANGUAGE})|"
         rf"\b(?:tradu\w+|[üu]bersetz\w*|perevod\w*|переве\w*|перевод\w*)\b|翻译|翻譯|翻訳|번역|"
         rf"\bhow\s+(?:would|do|does|did)\s+(?:an?\s+|the\s+)?(?:{_ADJECTIVES})\s+(?:person|speaker|people|native)?\s*say\b|"
         rf"\bmean\s+in\s+(?:{_LANGUAGES})\b|\b(?:put|turn|render|rewrite|say)\b[^.?!]{{0,40}}{_NAMED_LANGUAGE}"
