@@ -7,7 +7,8 @@ suite is using) with `SearchEngine` and the bundled off-topic model, and for eac
 does before it assembles anything: sanitise, `classify`, search (the hook's limit), resolve the prompt's
 names as `Pipeline.resolve_seeds` does, then `Pipeline.relevance_gate` on those hits and definitions (no
 memories: the bench store has none worth reading). Each shared
-set (and each corpus's own set) is scored as the bench scores it; `--misses` lists every missed skip and
+set (and each corpus's own set) is scored as the bench scores it, its bug-fix commit messages (`commits`) by
+their false skips; `--misses` lists every missed skip and
 false skip with the model's probability, the cue and the gate's reason.
 
     .venv/bin/python -m bench.gate_replay --data-dir /work/store/copy [--corpus chi] [--misses] [--model F]
@@ -23,7 +24,7 @@ from typing import Any
 from bench.corpora import load_corpora
 from bench.offtopic import by_set, scored, shared_prompts
 from bench.search_quality import open_engine
-from bench.sets import Prompt, load_sets
+from bench.sets import Prompt, load_commit_set, load_sets
 from gateway.domain.context_types import Staleness
 from gateway.domain.routing import Route, RouteName, classify
 from gateway.domain.routing.seeds import lookup_limit
@@ -86,14 +87,16 @@ def main(argv: list[str] | None = None) -> int:
     own = load_sets()
     totals: dict[str, list[float]] = defaultdict(list)
     for corpus in args.corpus or list(load_corpora()):
-        prompts: list[Prompt] = shared_prompts(corpus=corpus) + own.get(corpus, [])
+        commits = load_commit_set(corpus)
+        prompts: list[Prompt] = shared_prompts(corpus=corpus) + own.get(corpus, []) + commits
         routes, why = {}, {}
         for prompt in prompts:
             routes[prompt.id], why[prompt.id] = decide(engine, pipeline, corpus, prompt.prompt)
         results = {"own set": scored(own.get(corpus, []), routes)}
-        results.update(
-            by_set({"routes": routes}, [p for p in prompts if p.id not in results["own set"]["routes"]])
-        )
+        if commits:  # bug-fix commit messages: every one is about the code (false skips only)
+            results["commits"] = scored(commits, routes)
+        judged = {pid for result in results.values() for pid in result["routes"]}
+        results.update(by_set({"routes": routes}, [p for p in prompts if p.id not in judged]))
         line = []
         for name, result in results.items():
             totals[name].append(result["accuracy"])

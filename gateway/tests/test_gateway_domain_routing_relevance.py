@@ -814,7 +814,8 @@ def test_the_assistants_plan_is_about_the_assistant() -> None:
         ("our build broke, tell me a joke to cheer me up", MODEL_OFF_TOPIC_SURE),  # a code word, a cue
         ("is any of this thread-safe", MODEL_OFF_TOPIC_POINTED),  # a code word pointed at
         ("how do we deal with time zones", MODEL_OFF_TOPIC_TEAM),  # the team asks about its own code
-        ("I locked the key inside my car, any way to get it out", MODEL_OFF_TOPIC_POINTED),
+        # "it" is the key the prompt names: no pointing, a code word alone
+        ("I locked the key inside my car, any way to get it out", MODEL_OFF_TOPIC_SURE),
     ],
 )
 def test_the_search_models_reading_cues_a_prompt_from_its_threshold_on(prompt: str, needed: float) -> None:
@@ -967,6 +968,64 @@ def test_a_dummy_it_points_at_nothing(prompt: str) -> None:
     route = classify(prompt)
     assert route.off_topic, route  # no sign of code left: the evidence decides
     assert gate(route, prompt, HIT_NAMES, vector_scores=[0.1]).skip
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "the window in my bedroom won't close all the way since the cold snap, what could cause that",
+        "my sourdough starter smells like nail polish since I moved it to the fridge, is that normal?",
+        "there's a moth in my pantry, like an actual tiny moth that flutters. should I be worried?",
+        "my neighbour's hedge grows over the fence every summer, can I cut it back myself or are they all the same",
+    ],
+)
+def test_a_pronoun_after_the_prompts_own_words_refers_back_to_them(prompt: str) -> None:
+    # What "it" or "that" stands for is in the prompt: it points at nothing on screen, the evidence decides.
+    assert not points_back(prompt)
+    route = classify(prompt)
+    assert route.off_topic, route
+    assert gate(route, prompt, HIT_NAMES, vector_scores=[0.1]).skip
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "why does this crash",
+        "is it safe to call twice?",
+        "ugh, I'm so tired of this: why is it so slow to start",
+        "Long day. Finally back at my desk. Is this loop thread-safe?",  # a demonstrative before its noun
+        "how does the retry backoff work here?",  # "here" is always the place on screen
+    ],
+)
+def test_a_pronoun_before_the_prompt_says_what_it_is_about_points_at_the_screen(prompt: str) -> None:
+    assert points_back(prompt)
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "what's 'rate limit' in German, or do they keep the English term?",
+        "whats «merci d'avance» in english",
+        "how would a native speaker say 'we are sorry for the delay' in Korean",
+        "what does 'bikeshedding' mean and is there an equivalent expression in French?",
+    ],
+)
+def test_quoted_words_asked_for_in_a_language_are_a_translation(prompt: str) -> None:
+    assert off_topic_cue(prompt) == "translation"
+    assert gate(classify(prompt), prompt, HIT_NAMES, vector_scores=[0.5]).skip
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "what is 'locale' in english fallback mode",  # the language qualifies a noun: a question about code
+        "what's 'seed' in the config, is it used?",
+        "how would a native speaker say the error message is rude?",  # no language named
+        "is there an equivalent function in python for this",  # a programming language
+    ],
+)
+def test_quoted_words_beside_a_language_that_ends_no_phrase_are_no_translation(prompt: str) -> None:
+    assert off_topic_cue(prompt) != "translation"
 
 
 @pytest.mark.parametrize(

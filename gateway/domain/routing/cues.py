@@ -25,6 +25,12 @@ LANGUAGE_NAMES = tuple(_LANGUAGES.split("|"))
 # A language's variety or register ("into simplified chinese", "in brazilian portuguese").
 _VARIETY = r"(?:(?:simplified|traditional|brazilian|european|mexican|castilian|swiss|formal|informal|polite|plain)\s+)?"
 _NAMED_LANGUAGE = rf"\b(?:in|into)\s+{_VARIETY}(?:{_LANGUAGES})\b"
+# The language named ends the phrase ("… in French?", "… in Spanish, or do they…"), it does not qualify a
+# noun ("'locale' in english fallback mode").
+_LANGUAGE_ENDS = r"(?=\s*(?:[?.!,;:()\u2014\u2013-]|$|(?:or|and|do|does|is|are|please|pls)\b))"
+# Words in quotes, as a prompt quotes what it asks to translate ('…', "…", «…», “…”, 「…」), or the blank
+# they leave where quoted material is blanked out (`_writes_about_code`).
+_QUOTED_WORDS = r"(?:[\"'«“‘「][^\"«»“”‘’「」\n]{1,60}?[\"'»”’」]|\s{4,})"
 # Each category's cues, matched on the lowercased prompt. They only nominate a prompt for the gate.
 _CUES: dict[str, str] = {
     # The user says so: "this isn't about any project I'm working on", "nothing to do with the code".
@@ -78,7 +84,14 @@ _CUES: dict[str, str] = {
         rf"\btranslat(?:e|es|ing)\b|\bhow\s+(?:do\s+(?:you|i)|to|would\s+you|does\s+one)\s+say\b(?=[^?!\n]*{_NAMED_LANGUAGE})|"
         rf"\b(?:tradu\w+|[üu]bersetz\w*|perevod\w*|переве\w*|перевод\w*)\b|翻译|翻譯|翻訳|번역|"
         rf"\bhow\s+(?:would|do|does|did)\s+(?:an?\s+|the\s+)?(?:{_ADJECTIVES})\s+(?:person|speaker|people|native)?\s*say\b|"
-        rf"\bmean\s+in\s+(?:{_LANGUAGES})\b|\b(?:put|turn|render|rewrite|say)\b[^.?!]{{0,40}}{_NAMED_LANGUAGE}"
+        rf"\bmean\s+in\s+(?:{_LANGUAGES})\b|\b(?:put|turn|render|rewrite|say)\b[^.?!]{{0,40}}{_NAMED_LANGUAGE}|"
+        # "what's 'pull request' in French", "how would a native speaker say … in Korean", "is there an
+        # equivalent idiom in Spanish": quoted words asked for in a language, or its speakers' way to say them.
+        rf"\bwhat(?:'s|s|\s+is|\s+are)\s*{_QUOTED_WORDS}\s*{_NAMED_LANGUAGE}{_LANGUAGE_ENDS}|"
+        rf"\bhow\s+(?:would|do|does|did)\s+(?:an?\s+|the\s+)?native\s+(?:speakers?|persons?|people)\s+say\b"
+        rf"(?=[^?!\n]*{_NAMED_LANGUAGE})|"
+        rf"\b(?:equivalent|counterpart)\s+(?:\w+\s+)?(?:idiom|expression|phrase|saying|word|term)s?\s+{_NAMED_LANGUAGE}"
+        rf"{_LANGUAGE_ENDS}"
     ),
     # Naming and brainstorming ("suggest 10 names for a coffee shop"): like a genre, but "ideas for
     # improving test coverage" or "a good name for a function that merges configs" is about the code.
@@ -270,6 +283,15 @@ _TIMES = (
 _DEICTIC = re.compile(
     rf"\b(?:(?:this|that)(?!\s+(?:{_TIMES})\b)|these|those|it|its|it's|here|above|below|same|again)\b"
 )
+# A pronoun after this many content words refers back to them, not to the screen (`_points`).
+ANTECEDENT = 2
+_ALWAYS_POINTS = frozenset({"here", "above", "below"})
+# "this loop", "these tests": a demonstrative before a noun, not before a verb, a word of degree or an end.
+_DEMONSTRATIVE = re.compile(
+    r"(?:this|these|those)\s+(?!(?:is|was|are|were|does|do|did|has|have|had|will|would|can|could|should|"
+    r"must|might|may|one|ones|way|much|many|time|too|so|and|or|but|for|to|in|on|at|of|with|from|by|as|"
+    r"about|again|all|work|works|worked|happen|happens|happened|mean|means|meant|thing|stuff)\b)[a-z]"
+)
 # "It" that points at nothing (a dummy subject): "it's freezing here", "it's pouring again". Not "is it safe
 # to …": its infinitive often leaves out the object, the code on screen ("is it safe to call twice?").
 _EXPLETIVE_IT = re.compile(
@@ -457,8 +479,18 @@ def points_back(text: str) -> bool:
 
 
 def _points(lowered: str) -> bool:
-    """A word in the lowercased prompt points back (`_DEICTIC`), a dummy "it" left out (`_EXPLETIVE_IT`)."""
-    return bool(_DEICTIC.search(_EXPLETIVE_IT.sub(_blank, lowered)))
+    """A word in the lowercased prompt points back at what is on screen (`_DEICTIC`), a dummy "it" left out
+    (`_EXPLETIVE_IT`). "Here", "above", "below" and a demonstrative before its noun ("this loop", "those
+    tests") always point; a pronoun ("it", "that", "same") only before the prompt has said what it is about:
+    after `ANTECEDENT` content words it refers back to them ("the window won't close, what could cause
+    that", "a tiny bug that wiggles"), and whether those name code is for the evidence to say."""
+    blanked = _EXPLETIVE_IT.sub(_blank, lowered)
+    for match in _DEICTIC.finditer(blanked):
+        if match.group(0) in _ALWAYS_POINTS or _DEMONSTRATIVE.match(blanked, match.start()):
+            return True
+        if len(content_stems(blanked[: match.start()])) < ANTECEDENT:
+            return True
+    return False
 
 
 def has_strong_code_signal(text: str, seeds: tuple[str, ...] | None = None) -> bool:
