@@ -662,6 +662,31 @@ def test_one_word_beside_a_cue_about_the_exchange_is_the_cues_own_attribute() ->
     assert not gate(route, prompt, ["Chunk.size", "src/size.py"], vector_scores=[SIMILAR + 0.05]).skip
 
 
+def test_a_few_named_words_beside_a_cue_about_the_exchange_are_the_exchanges_own() -> None:
+    # "close", "terminal": words a repo names, here about the session and the vendor's servers
+    prompt = "what becomes of our chat history once I close the terminal, is it kept on anthropic's servers?"
+    route = classify(prompt)
+    assert route.off_topic == "assistant"
+    names = ["Terminal.close", "src/terminal.py", "Session.keep"]  # 2 of its 5 words
+    assert gate(route, prompt, names, vector_scores=[0.3]).skip
+    # ...unless the code found reads like the prompt
+    assert not gate(route, prompt, names, vector_scores=[SIMILAR + 0.05]).skip
+    # The same words with no cue about the exchange keep a prompt: the evidence decides as before.
+    plain = "once the terminal closes, is the chat history kept in the store?"
+    assert not gate(replace(classify(plain), off_topic=NO_CODE), plain, names, vector_scores=[0.3]).skip
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "is there a way to stop you from asking before every edit",
+        "do my prompts end up on Anthropic's servers",
+    ],
+)
+def test_stopping_the_assistants_habits_and_the_vendors_servers_are_about_the_assistant(prompt: str) -> None:
+    assert classify(prompt).off_topic == "assistant"
+
+
 @pytest.mark.parametrize(
     "prompt",
     [

@@ -65,7 +65,9 @@ _CUES: dict[str, str] = {
         r"trains|training|watching|listening|log|logs|logging|keep|keeps)\b|\bused\s+to\s+train\b|"
         r"\b(?:train|retrain|switch|downgrade)\s+(?:you|u)\b|\bon\s+(?:the|my)\s+(?:pro|max|plus|free|team|enterprise)\s+"
         r"(?:plan|tier)\b|\b(?:made|built|trained|created)\s+by\s+"
-        r"(?:anthropic|openai)\b|\bcan\s+(?:you|u)\s+browse\b"
+        r"(?:anthropic|openai)\b|\bcan\s+(?:you|u)\s+browse\b|"
+        # The vendor's side of the service, and stopping the assistant's own habits ("stop you from asking").
+        r"\b(?:anthropic|openai)(?:'s)?\s+(?:servers?|side|end|cloud)\b|\bstop\s+(?:you|u)\s+from\b"
     ),
     "creative": (
         r"\b(?:poem|poems|poetry|haiku|haikus|sonnet|limerick|lyrics|joke|jokes|riddle|riddles|fairy\s*tale|"

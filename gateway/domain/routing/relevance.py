@@ -374,7 +374,10 @@ def gate(
     # half named ("why are refunds slow?", "…barely slept. Anyway, why are refunds slow?").
     if route.name is RouteName.BUG and (len(matched) >= 2 or not sure or ask_named):
         return GateVerdict(False, f"{named}, in a bug report", matched)
-    if share >= SIMILAR_COVERAGE and ((len(matched) >= 2 and not sure) or (similar or 0.0) >= SIMILAR):
+    # Beside a cue about the exchange ("your context window", "in this session") a few named words are the
+    # exchange's own ("close the terminal", "conversation history"): half of them, or a hit that reads like it.
+    few_enough = len(matched) >= 2 and not sure and route.off_topic not in _ABOUT_THE_EXCHANGE
+    if share >= SIMILAR_COVERAGE and (few_enough or (similar or 0.0) >= SIMILAR):
         return GateVerdict(False, f"{named}: {len(matched)} of its {len(stems)} words", matched)
     if share >= COVERAGE and ((route.off_topic not in _ABOUT_THE_EXCHANGE and not sure) or len(matched) >= 2):
         return GateVerdict(False, f"{named}: {len(matched)} of its {len(stems)} words", matched)
