@@ -1200,14 +1200,21 @@ def test_a_certain_reading_keeps_a_prompt_only_on_a_hit_that_reads_like_it() -> 
     assert not gate(route, prompt, names, reading=0.99).skip
     kept = gate(route, prompt, names, vector_scores=unlike, reading=0.99, memory_texts=["bike lock service"])
     assert not kept.skip, kept.reason
-    # not beside small talk or in a behaviour ask
+    # not beside small talk or in a behaviour ask after something else
     for other in (
         "I'm so tired today. how does the subscriber get torn down?",
-        "what happens when the input is empty",
+        "Long week. what happens when the input is empty",
     ):
         cued = classify(other) if classify(other).off_topic else _cued(other, 0.99)
         verdict = gate(cued, other, names, vector_scores=unlike, reading=0.99)
         assert "the model is certain" not in verdict.reason, (other, verdict.reason)
+    # a behaviour ask that is the whole prompt is read as it is
+    textbook = "how does dijkstra's shortest path algorithm work, step by step"
+    textbook_names = ["shortest_path", "src/algorithm/path.py"]
+    cued = classify(textbook)
+    verdict = gate(cued, textbook, textbook_names, vector_scores=unlike, reading=0.99)
+    assert verdict.skip and "the model is certain" in verdict.reason, verdict.reason
+    assert not gate(cued, textbook, textbook_names, vector_scores=unlike, reading=MODEL_CERTAIN - 0.01).skip
     # not heard after an opening greeting ("hello! how are you today? why are refunds slow" reads 1.00)
     greeting = "hey! lost the key to my bike lock, any way to open it without cutting it?"
     assert not gate(route, greeting, names, vector_scores=unlike, reading=0.99).skip

@@ -329,7 +329,9 @@ def gate(
     ):
         return GateVerdict(False, f"{NO_CODE}, but the model reads it as code ({reading:.2f})")
     sure = reading is not None and reading >= MODEL_CONFIDENT and _model_reads(text)
-    # Not beside small talk or in a behaviour ask (their own exemptions below). A long prompt's reading is
+    # Not beside small talk, nor in a behaviour ask after something else (their own exemptions below: "I'm so
+    # tired today. how does the subscriber get torn down?"); a behaviour ask that is the whole prompt is read
+    # as it is ("how does dijkstra's shortest path algorithm work, step by step"). A long prompt's reading is
     # its most code-like part's (the search service reads it part by part), so a certain one is certain of
     # every part, though the hits' similarity is of its head only (measured with `_read_whole` required too:
     # mean 0.941 → 0.936 held out, no false skip either way).
@@ -337,7 +339,7 @@ def gate(
         sure
         and (reading or 0.0) >= MODEL_CERTAIN
         and route.off_topic not in ONE_WORD_ENOUGH
-        and not BEHAVIOUR_ASK.search(lower(text))
+        and (not BEHAVIOUR_ASK.search(lower(text)) or _one_question(text))
     )
     unlike = similar is not None and similar < SIMILAR
     if certain and unlike and not any(_names(s, memories) for s in content_stems(text)):
@@ -401,6 +403,11 @@ def _telling(matched: tuple[str, ...], text: str) -> bool:
     }
     acronyms = {stem(w.lower()) for w in re.findall(r"\b[A-Z]{2,}\b", text)}
     return any(len(s) >= TELLING_LETTERS or s in programming or s in acronyms for s in matched)
+
+
+def _one_question(text: str) -> bool:
+    """Is the prompt one sentence that the search read whole (nothing before the question to sway a reading)?"""
+    return _read_whole(text) and len([p for p in _SENTENCE_END.split(text.strip()) if p.strip()]) == 1
 
 
 def _last_sentence(text: str) -> str:
