@@ -253,6 +253,17 @@ def test_a_repo_whose_own_words_read_as_cues_keeps_its_questions(prompt: str, na
     assert not verdict.skip, (route, verdict)
 
 
+def test_what_a_translation_asks_to_put_into_a_language_is_its_material_not_the_repos_own_word() -> None:
+    prompt = "put this error message into italian please: 'Connection timed out, try again later'"
+    route = classify(prompt)
+    assert route.off_topic == "translation"
+    names = ["ErrorMessage.render", "src/errors/message.py", "Connection.timeout"]
+    assert gate(route, prompt, names).skip
+    # the cue's own writing word, when the repo is named after it, is still the repo's ("translate_expr")
+    asked = "translate this sentence into German: 'the parser failed'"
+    assert not gate(classify(asked), asked, ["translate_expr", "src/translate.py"], vector_scores=[0.5]).skip
+
+
 @pytest.mark.parametrize(
     "prompt",
     [

@@ -470,10 +470,14 @@ def _repos_own_genre(route: Route, text: str, hit_names: list[str]) -> bool:
         return False
     cue_words = {s for match in cue_matches(route.off_topic, unquoted(text)) for s in content_stems(match)}
     cue_words -= _FRAME_STEMS  # "put … into German", "say it in French": the frame, not a writing word
+    if route.off_topic == "translation":  # "put this error message into Italian": the rest is the material
+        cue_words = {s for s in cue_words if _TRANSLATING.match(s)}
     named = named_stems(hit_names)
     return any(_names(s, named) for s in cue_words)
 
 
+# A translation cue's own writing word ("translate", "traduire", "übersetzen", "перевести"), as a stem.
+_TRANSLATING = re.compile(r"(?:translat|tradu|[uü]bersetz|perevod|переве|перевод)")
 # The words around a translation request that are not themselves about writing.
 _FRAME_STEMS = frozenset(
     stem(w) for w in ("put", "turn", "render", "rewrite", "say", "into", *LANGUAGE_NAMES)
