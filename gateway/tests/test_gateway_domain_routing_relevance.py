@@ -908,6 +908,16 @@ def test_french_and_italian_elisions_leave_the_word_after_them() -> None:
     assert content_stems("it's what's don't") == ()  # English contractions stay out
 
 
+def test_in_another_language_its_function_words_are_no_content() -> None:
+    assert content_stems("Ich hab heute frei und keine Ahnung, was ich kochen soll") == content_stems(
+        "heute frei keine Ahnung was kochen soll"
+    )
+    assert "con" in content_stems("con is a reserved file name on windows")  # English: a word like another
+    prompt = "Ich hab heute frei und keine Ahnung, was ich kochen soll. Irgendwas mit Kartoffeln?"
+    names = ["und.parse", "src/mit/license.py", "IchBin"]  # an identifier holding the function words
+    assert gate(classify(prompt), prompt, names, hit_texts=["und mit ich"], vector_scores=[0.1]).skip
+
+
 def test_a_prompt_in_another_language_is_kept_on_one_word_the_code_names() -> None:
     """Its other words cannot name the code's English names; the model's reading of it is not heard."""
     prompt = "wie funktioniert retryWhen genau, wenn der Fehler sofort kommt und die Quelle neu startet"

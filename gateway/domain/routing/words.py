@@ -48,11 +48,19 @@ FILLERS = words(
 
 def content_stems(text: str) -> tuple[str, ...]:
     """The stems of a prompt's words that could name something in a repo: no function, generic or filler
-    words, no contractions ("isn't", "what's"), no inflection of a generic word ("working")."""
+    words, no contractions ("isn't", "what's"), no inflection of a generic word ("working"), and in a prompt
+    not in English none of that language's function words ("ich", "und", "con": `FOREIGN_NOT_CONTENT`)."""
     stems: dict[str, None] = {}
+    foreign = FOREIGN_NOT_CONTENT if not mostly_english(text) else frozenset()
     for word in _WORD.findall(text.lower().replace("’", "'")):
         word = _ELISION.sub("", word.strip("'"))  # French/Italian "d'embedding", "l'indice": the word after
-        if word in NOT_CONTENT or word in FILLERS or "'" in word or _inflects_generic(word):
+        if (
+            word in NOT_CONTENT
+            or word in FILLERS
+            or word in foreign
+            or "'" in word
+            or _inflects_generic(word)
+        ):
             continue
         root = stem(word)
         if len(root) >= MIN_STEM:
@@ -94,6 +102,15 @@ _FOREIGN_FUNCTION_WORDS = words(
     de het een en is niet van voor met wat hoe wanneer zijn op"""
 )
 _FOREIGN_ONLY = _FOREIGN_FUNCTION_WORDS - WORD_STOP
+# In a prompt not in English, its function words and pronouns name nothing, however many identifiers or code
+# comments happen to contain them ("Ich hab heute frei und …": `und`, `mit`).
+FOREIGN_NOT_CONTENT = _FOREIGN_ONLY | words(
+    """dem den des einem einen einer eines kann du dich dir mir mein meine dein deine uns euch hab habe hat
+    je tu vous nous mon ma mes ton ta tes
+    yo mi mis me te nos tengo
+    eu você meu minha
+    io mio mia"""
+)
 _LETTERS = re.compile(r"[^\W\d_]+")
 
 
