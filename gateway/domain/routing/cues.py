@@ -25,12 +25,15 @@ LANGUAGE_NAMES = tuple(_LANGUAGES.split("|"))
 # A language's variety or register ("into simplified chinese", "in brazilian portuguese").
 _VARIETY = r"(?:(?:simplified|traditional|brazilian|european|mexican|castilian|swiss|formal|informal|polite|plain)\s+)?"
 _NAMED_LANGUAGE = rf"\b(?:in|into)\s+{_VARIETY}(?:{_LANGUAGES})\b"
-# The language named ends the phrase ("… in French?", "… in Spanish, or do they…"), it does not qualify a
-# noun ("'locale' in english fallback mode").
-_LANGUAGE_ENDS = r"(?=\s*(?:[?.!,;:()\u2014\u2013-]|$|(?:or|and|do|does|is|are|please|pls)\b))"
+# The language named ends the question ("… in French?", "… in Spanish, or do they…"), it does not qualify a
+# noun ("'locale' in english fallback mode") or open a bug report ("'Save' in French? the label is blank").
+_LANGUAGE_ENDS = (
+    r"(?=\s*(?:$|[?.!]\s*$|[?.!,;:()\u2014\u2013-]?\s*"
+    r"(?:or|and|do|does|is|are|please|pls|polite|formal|informal)\b))"
+)
 # Words in quotes, as a prompt quotes what it asks to translate ('…', "…", «…», “…”, 「…」), or the blank
 # they leave where quoted material is blanked out (`_writes_about_code`).
-_QUOTED_WORDS = r"(?:[\"'«“‘「][^\"«»“”‘’「」\n]{1,60}?[\"'»”’」]|\s{4,})"
+_QUOTED_WORDS = r"(?:\s*[\"'«“‘「][^\"«»“”‘’「」\n]{1,60}?[\"'»”’」]\s*|\s{4,})"
 # Each category's cues, matched on the lowercased prompt. They only nominate a prompt for the gate.
 _CUES: dict[str, str] = {
     # The user says so: "this isn't about any project I'm working on", "nothing to do with the code".
@@ -66,8 +69,10 @@ _CUES: dict[str, str] = {
         r"\b(?:train|retrain|switch|downgrade)\s+(?:you|u)\b|\bon\s+(?:the|my)\s+(?:pro|max|plus|free|team|enterprise)\s+"
         r"(?:plan|tier)\b|\b(?:made|built|trained|created)\s+by\s+"
         r"(?:anthropic|openai)\b|\bcan\s+(?:you|u)\s+browse\b|"
-        # The vendor's side of the service, and stopping the assistant's own habits ("stop you from asking").
-        r"\b(?:anthropic|openai)(?:'s)?\s+(?:servers?|side|end|cloud)\b|\bstop\s+(?:you|u)\s+from\b"
+        # The vendor's side of the service, and stopping the assistant's own habits ("stop you from asking"; not
+        # the generic "you" of "stop you from passing both flags").
+        r"\b(?:anthropic|openai)(?:'s)?\s+(?:servers?|side|end|cloud)\b|"
+        r"\bstop\s+(?:you|u)\s+from\s+(?:asking|prompting|requesting|confirming|apologi\w*|checking\s+with\s+me)\b"
     ),
     "creative": (
         r"\b(?:poem|poems|poetry|haiku|haikus|sonnet|limerick|lyrics|joke|jokes|riddle|riddles|fairy\s*tale|"
@@ -89,7 +94,7 @@ _CUES: dict[str, str] = {
         rf"\bmean\s+in\s+(?:{_LANGUAGES})\b|\b(?:put|turn|render|rewrite|say)\b[^.?!]{{0,40}}{_NAMED_LANGUAGE}|"
         # "what's 'pull request' in French", "how would a native speaker say … in Korean", "is there an
         # equivalent idiom in Spanish": quoted words asked for in a language, or its speakers' way to say them.
-        rf"\bwhat(?:'s|s|\s+is|\s+are)\s*{_QUOTED_WORDS}\s*{_NAMED_LANGUAGE}{_LANGUAGE_ENDS}|"
+        rf"\bwhat(?:'s|s|\s+is|\s+are){_QUOTED_WORDS}{_NAMED_LANGUAGE}{_LANGUAGE_ENDS}|"
         rf"\bhow\s+(?:would|do|does|did)\s+(?:an?\s+|the\s+)?native\s+(?:speakers?|persons?|people)\s+say\b"
         rf"(?=[^?!\n]*{_NAMED_LANGUAGE})|"
         rf"\b(?:equivalent|counterpart)\s+(?:\w+\s+)?(?:idiom|expression|phrase|saying|word|term)s?\s+{_NAMED_LANGUAGE}"

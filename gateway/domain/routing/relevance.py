@@ -143,6 +143,10 @@ MODEL_CONFIDENT = 0.9
 # greeting even then (`_model_reads`): the routing sets' code prompts of that kind read 0.63 at most held
 # out, but "hello! how are you today? why are refunds slow" reads 1.00.
 MODEL_CERTAIN = 0.95
+# ...and in a behaviour ask that is the whole prompt ("how does dijkstra's shortest path algorithm work, step by
+# step" reads 1.00 held out; a repo's own "how does debouncing work step by step" 0.70, "how does raft consensus
+# work step by step" 0.986 by a review's measure: a repo implementing raft may ask it so).
+MODEL_CERTAIN_ASKED = 0.99
 # A reading at most this low says the prompt reads like the prompts about code: a cued prompt the repo names
 # one word of is kept then, as beside small talk ("approx rel vs abs, which wins" read 0.24 in pytest by a
 # model fitted without it, the repo naming `approx` only; its cue was the "X vs Y" of general knowledge). Not
@@ -322,12 +326,12 @@ def gate(
     if not searched:
         return GateVerdict(False, f"{route.off_topic} cue, but no search evidence to judge it by")
     if (
-        route.off_topic == NO_CODE
+        route.off_topic in (NO_CODE, EVERYDAY_SENSE)
         and reading is not None
         and reading < MODEL_DOUBTS_NO_SIGN
         and _heard_as_code(text)
     ):
-        return GateVerdict(False, f"{NO_CODE}, but the model reads it as code ({reading:.2f})")
+        return GateVerdict(False, f"{route.off_topic}, but the model reads it as code ({reading:.2f})")
     sure = reading is not None and reading >= MODEL_CONFIDENT and _model_reads(text)
     # Not beside small talk, nor in a behaviour ask after something else (their own exemptions below: "I'm so
     # tired today. how does the subscriber get torn down?"); a behaviour ask that is the whole prompt is read
@@ -335,11 +339,12 @@ def gate(
     # its most code-like part's (the search service reads it part by part), so a certain one is certain of
     # every part, though the hits' similarity is of its head only (measured with `_read_whole` required too:
     # mean 0.941 → 0.936 held out, no false skip either way).
+    behaviour = BEHAVIOUR_ASK.search(lower(text))
     certain = (
         sure
-        and (reading or 0.0) >= MODEL_CERTAIN
+        and (reading or 0.0) >= (MODEL_CERTAIN_ASKED if behaviour else MODEL_CERTAIN)
         and route.off_topic not in ONE_WORD_ENOUGH
-        and (not BEHAVIOUR_ASK.search(lower(text)) or _one_question(text))
+        and (not behaviour or _one_question(text))
     )
     unlike = similar is not None and similar < SIMILAR
     if certain and unlike and not any(_names(s, memories) for s in content_stems(text)):
@@ -377,9 +382,12 @@ def gate(
     if route.name is RouteName.BUG and (len(matched) >= 2 or not sure or ask_named):
         return GateVerdict(False, f"{named}, in a bug report", matched)
     # Beside a cue about the exchange ("your context window", "in this session") a few named words are the
-    # exchange's own ("close the terminal", "conversation history"): half of them, or a hit that reads like it.
-    few_enough = len(matched) >= 2 and not sure and route.off_topic not in _ABOUT_THE_EXCHANGE
-    if share >= SIMILAR_COVERAGE and (few_enough or (similar or 0.0) >= SIMILAR):
+    # exchange's own ("close the terminal", "conversation history") when the model reads the prompt off-topic
+    # too: then half of them, or a hit that reads like it ("redact phone numbers before messages are sent to
+    # anthropic" reads as code: two named words keep it).
+    exchange_doubted = route.off_topic in _ABOUT_THE_EXCHANGE and (reading or 0.0) >= MODEL_OFF_TOPIC
+    two_named = len(matched) >= 2 and not sure and not exchange_doubted
+    if share >= SIMILAR_COVERAGE and (two_named or (similar or 0.0) >= SIMILAR):
         return GateVerdict(False, f"{named}: {len(matched)} of its {len(stems)} words", matched)
     if share >= COVERAGE and ((route.off_topic not in _ABOUT_THE_EXCHANGE and not sure) or len(matched) >= 2):
         return GateVerdict(False, f"{named}: {len(matched)} of its {len(stems)} words", matched)
@@ -470,14 +478,17 @@ def _repos_own_genre(route: Route, text: str, hit_names: list[str]) -> bool:
         return False
     cue_words = {s for match in cue_matches(route.off_topic, unquoted(text)) for s in content_stems(match)}
     cue_words -= _FRAME_STEMS  # "put … into German", "say it in French": the frame, not a writing word
-    if route.off_topic == "translation":  # "put this error message into Italian": the rest is the material
+    if route.off_topic == "translation" and unquoted(text) != text:
+        # "put this error message into Italian: '…'": the material is quoted, the rest frames it. Without a
+        # quote ("put the error messages into Spanish") what is asked may be the repo's own strings.
         cue_words = {s for s in cue_words if _TRANSLATING.match(s)}
     named = named_stems(hit_names)
     return any(_names(s, named) for s in cue_words)
 
 
-# A translation cue's own writing word ("translate", "traduire", "übersetzen", "перевести"), as a stem.
-_TRANSLATING = re.compile(r"(?:translat|tradu|[uü]bersetz|perevod|переве|перевод)")
+# A translation cue's own writing word ("translate", "traduire", "übersetzen", "perevodit'"), as a content stem
+# (letters a-z only: "übersetzen" reads `bersetz`).
+_TRANSLATING = re.compile(r"(?:translat|tradu|bersetz|perevod)")
 # The words around a translation request that are not themselves about writing.
 _FRAME_STEMS = frozenset(
     stem(w) for w in ("put", "turn", "render", "rewrite", "say", "into", *LANGUAGE_NAMES)

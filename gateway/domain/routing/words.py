@@ -102,15 +102,20 @@ _FOREIGN_FUNCTION_WORDS = words(
     de het een en is niet van voor met wat hoe wanneer zijn op"""
 )
 _FOREIGN_ONLY = _FOREIGN_FUNCTION_WORDS - WORD_STOP
+_ENGLISH_TOO = words("o e per")
 # In a prompt not in English, its function words and pronouns name nothing, however many identifiers or code
 # comments happen to contain them ("Ich hab heute frei und …": `und`, `mit`).
-FOREIGN_NOT_CONTENT = _FOREIGN_ONLY | words(
-    """dem den des einem einen einer eines kann du dich dir mir mein meine dein deine uns euch hab habe hat
-    je tu vous nous mon ma mes ton ta tes
-    yo mi mis me te nos tengo
-    eu você meu minha
-    io mio mia"""
-)
+# Not those that are as often a name in code ("dir", "del", "per", "dos").
+FOREIGN_NOT_CONTENT = (
+    _FOREIGN_ONLY
+    | words(
+        """dem einem einen einer eines kann du dich mir mein meine dein deine uns euch hab habe
+        je tu vous nous ton tes
+        yo mis nos tengo
+        eu você meu minha
+        mio mia"""
+    )
+) - words("per del die des dir den dos met van hat sur")
 _LETTERS = re.compile(r"[^\W\d_]+")
 
 
@@ -124,6 +129,6 @@ def mostly_english(text: str) -> bool:
         return True
     if sum(not w.isascii() for w in found) * 2 > len(found):
         return False
-    # "is", "in", "a" are English too; "o" is big-O notation as often as Portuguese
-    foreign = sum(w in _FOREIGN_ONLY and w != "o" for w in found)
+    # "is", "in", "a", "per" are English too; "o" is big-O notation as often as Portuguese, "e" the "e.g."
+    foreign = sum(w in _FOREIGN_ONLY and w not in _ENGLISH_TOO for w in found)
     return foreign == 0 or foreign < sum(w in WORD_STOP for w in found)
