@@ -11,7 +11,7 @@ set (and each corpus's own set) is scored as the bench scores it, its bug-fix co
 their false skips; `--misses` lists every missed skip and
 false skip with the model's probability, the cue and the gate's reason.
 
-    .venv/bin/python -m bench.gate_replay --data-dir /work/store/copy [--corpus chi] [--misses] [--model F]
+    .venv/bin/python -m bench.gate_replay --data-dir /work/store/copy [--corpus chi] [--misses] [--model F | --no-model]
 """
 
 from __future__ import annotations
@@ -80,9 +80,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", action="append", default=[])
     parser.add_argument("--misses", action="store_true", help="list missed skips and false skips")
     parser.add_argument("--model", type=Path, help="an off-topic model file (default: the bundled one)")
+    parser.add_argument(
+        "--no-model", action="store_true", help="no off-topic model (as under another embedder): the rules alone"
+    )
     args = parser.parse_args(argv)
     engine = open_engine(args.data_dir, vectors=True)
     engine.off_topic_model = OffTopicModel.load(args.model) if args.model else OffTopicModel.load()
+    if args.no_model:
+        engine.off_topic_model = None
     pipeline = Pipeline(None, 1.0)  # type: ignore[arg-type]  # the gate calls no backend
     own = load_sets()
     totals: dict[str, list[float]] = defaultdict(list)

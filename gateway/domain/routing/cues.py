@@ -293,11 +293,13 @@ _DEICTIC = re.compile(
 # A pronoun after this many content words refers back to them, not to the screen (`_points`).
 ANTECEDENT = 2
 _ALWAYS_POINTS = frozenset({"here", "above", "below"})
-# "this loop", "these tests": a demonstrative before a noun, not before a verb, a word of degree or an end.
+# "this loop", "these tests": a demonstrative before a noun, not before a verb or a word of degree; and "this"
+# or "these" ending a sentence ("passed around inside this", "can you look at these?").
 _DEMONSTRATIVE = re.compile(
     r"(?:this|these|those)\s+(?!(?:is|was|are|were|does|do|did|has|have|had|will|would|can|could|should|"
     r"must|might|may|one|ones|way|much|many|time|too|so|and|or|but|for|to|in|on|at|of|with|from|by|as|"
-    r"about|again|all|work|works|worked|happen|happens|happened|mean|means|meant|thing|stuff)\b)[a-z]"
+    r"about|again|all|work|works|worked|happen|happens|happened|mean|means|meant|thing|stuff)\b)[a-z]|"
+    r"(?:this|these)\s*(?:[?!.:;,)]|$)"
 )
 # "It" that points at nothing (a dummy subject): "it's freezing here", "it's pouring again". Not "is it safe
 # to …": its infinitive often leaves out the object, the code on screen ("is it safe to call twice?").
@@ -483,6 +485,12 @@ def team_asks(text: str) -> bool:
 def points_back(text: str) -> bool:
     """The prompt points at something already on screen — code or the last answer: it, this, that, here…"""
     return _points(lower(text))
+
+
+def refers_back(text: str) -> bool:
+    """Some pronoun or demonstrative in the prompt, wherever it stands (`_points` counts fewer): "why does it
+    do that" may point at the screen, or back at what the prompt said."""
+    return bool(_DEICTIC.search(_EXPLETIVE_IT.sub(_blank, lower(text))))
 
 
 def _points(lowered: str) -> bool:

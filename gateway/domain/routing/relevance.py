@@ -41,6 +41,7 @@ from gateway.domain.routing.cues import (
     CODE_WORDS,
     EVERYDAY_SENSE,
     EXCHANGE_CATEGORIES,
+    GENERAL_KNOWLEDGE,
     GENRE_CATEGORIES,
     LANGUAGE,
     LANGUAGE_NAMES,
@@ -54,6 +55,7 @@ from gateway.domain.routing.cues import (
     lower,
     names_this_repo,
     points_back,
+    refers_back,
     team_asks,
     unquoted,
     without_cues,
@@ -180,6 +182,8 @@ MODEL_READS_WORDS = 16
 # Cues judged by every word against the hits' names and text: the rules saw no sign of code, or the model
 # read a prompt with at most one as off-topic.
 _NO_SIGN = frozenset({NO_CODE, READS_OFF_TOPIC})
+# Cues a pronoun anywhere in the prompt would have prevented before pronouns were read by their place.
+_WEAK_CUES = frozenset({NO_CODE, EVERYDAY_SENSE, GENERAL_KNOWLEDGE})
 _SENTENCE_END = re.compile(r"(?<=[.!?;])\s+")
 
 
@@ -325,6 +329,11 @@ def gate(
         return GateVerdict(True, f"{route.off_topic}: the prompt asks for writing, not about the code")
     if not searched:
         return GateVerdict(False, f"{route.off_topic} cue, but no search evidence to judge it by")
+    if reading is None and route.off_topic in _WEAK_CUES and refers_back(text):
+        # Without the model's reading (another embedder, keyword mode) a pronoun after the prompt's own words
+        # keeps it, as before pronouns were read by their place: "the screen flickers when I type fast, why
+        # does it do that" may be about the code on screen, and nothing else can tell.
+        return GateVerdict(False, f"{route.off_topic} cue, but it refers back and no model reads it")
     if (
         route.off_topic in (NO_CODE, EVERYDAY_SENSE)
         and reading is not None
