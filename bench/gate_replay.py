@@ -81,7 +81,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--misses", action="store_true", help="list missed skips and false skips")
     parser.add_argument("--model", type=Path, help="an off-topic model file (default: the bundled one)")
     parser.add_argument(
-        "--no-model", action="store_true", help="no off-topic model (as under another embedder): the rules alone"
+        "--no-model",
+        action="store_true",
+        help="no off-topic model (as under another embedder): the rules alone",
     )
     args = parser.parse_args(argv)
     engine = open_engine(args.data_dir, vectors=True)
