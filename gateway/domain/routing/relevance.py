@@ -422,15 +422,20 @@ def _telling(matched: tuple[str, ...], text: str) -> bool:
     return any(len(s) >= TELLING_LETTERS or s in programming or s in acronyms for s in matched)
 
 
+def _sentences(text: str) -> list[str]:
+    """The prompt's sentences (split after . ! ? ;), empty ones left out."""
+    return [part for part in _SENTENCE_END.split(text.strip()) if part.strip()]
+
+
 def _one_question(text: str) -> bool:
     """Is the prompt one sentence that the search read whole (nothing before the question to sway a reading)?"""
-    return _read_whole(text) and len([p for p in _SENTENCE_END.split(text.strip()) if p.strip()]) == 1
+    return _read_whole(text) and len(_sentences(text)) == 1
 
 
 def _last_sentence(text: str) -> str:
     """The prompt's last sentence: after a preamble ("…drove back late and barely slept. Anyway, why are
     cookies not signed?") the ask is at the end, and a long story dilutes its share of named words."""
-    sentences = [part for part in _SENTENCE_END.split(text.strip()) if part.strip()]
+    sentences = _sentences(text)
     return sentences[-1] if sentences else text
 
 
