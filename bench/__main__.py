@@ -74,13 +74,27 @@ def main(argv: list[str] | None = None) -> int:
         args.json.with_suffix(".md").write_text(render_markdown(json.loads(args.json.read_text())))
         return 0
     if args.command == "check":
-        from bench.sets import SETS_DIR, load_commit_set, load_set, load_shared_sets, problems
+        from bench.offtopic import probe_prompts
+        from bench.sets import (
+            SETS_DIR,
+            answer_problems,
+            load_commit_set,
+            load_set,
+            load_shared_sets,
+            problems,
+        )
 
         corpora, failed = load_corpora(), False
         for name, corpus in corpora.items():
-            found = problems(load_set(SETS_DIR / f"{name}.yaml"), fetch(corpus))
+            root = fetch(corpus)
+            found = problems(load_set(SETS_DIR / f"{name}.yaml"), root)
             failed |= bool(found)
             print(f"{name}: {'ok' if not found else chr(10).join(found)}")
+            probes = [p for stem in load_shared_sets() for p in probe_prompts(name, stem=stem)]
+            found = answer_problems(probes, root)
+            failed |= bool(found)
+            answered = sum(bool(p.answer) for p in probes)
+            print(f"{name} probes ({answered} answer files): {'ok' if not found else chr(10).join(found)}")
             commits = load_commit_set(name)
             if commits:
                 found = problems(commits, corpus.path)

@@ -90,6 +90,8 @@ def render_markdown(results: dict[str, Any]) -> str:
         lines.append("")
         if "commits" in corpus:
             lines += _commit_lines(corpus["commits"])
+        if corpus.get("probe_files", {}).get("n"):
+            lines += _probe_lines(corpus["probe_files"])
 
     lines += [
         "## Speed (ratios are ours ÷ the BM25-chunk baseline measured in the same run)",
@@ -158,6 +160,21 @@ def _commit_lines(commits: dict[str, Any]) -> list[str]:
         "",
     ]
     return lines
+
+
+def _probe_lines(probes: dict[str, Any]) -> list[str]:
+    """File-level metrics on the blind probes' code prompts (`sets/probe*/<corpus>.yaml`, `answer`)."""
+    lines = [
+        f"Blind probe prompts (`sets/probe*`, {probes['n']} code prompts written by sessions that read neither "
+        "the router nor the ranking; the file named as the answer is the gold, distinct files in order):",
+        "",
+        "| system | file MRR@10 | file R@5 | file R@10 |",
+        "|---|---|---|---|",
+    ]
+    for system, s in probes["systems"].items():
+        label = f"**{system}**" if system == OURS else system
+        lines.append(f"| {label} | {_f(s['mrr_10'])} | {_f(s['recall_5'])} | {_f(s['recall_10'])} |")
+    return [*lines, "", f"- mean injected tokens on these prompts {probes['mean_tokens']:.0f}", ""]
 
 
 def _skip_line(routing: dict[str, Any]) -> str:

@@ -31,6 +31,7 @@ from bench.corpora import ROOT, SELF, Corpus, fetch, load_corpora
 from bench.offtopic import by_set, shared_prompts, shared_routing
 from bench.report import render_markdown
 from bench.scoring import (
+    Gold,
     QueryScores,
     Retrieved,
     latency_summary,
@@ -200,6 +201,27 @@ def commit_quality(
     return out
 
 
+def probe_file_quality(
+    prompts: list[Prompt],
+    explained: dict[str, dict[str, Any]],
+    systems: dict[str, Callable[[Prompt], list[Retrieved]]],
+) -> dict[str, Any]:
+    """File-level metrics on the blind probes' code prompts that name their answer file (`Prompt.answer`):
+    many more prompts than the graded sets, written by sessions that read neither the router nor the
+    ranking. The hook's list is what it injected for the routing run (`explained`); the others rank anew."""
+    answered = [p for p in prompts if p.answer and not p.should_skip]
+    hook = {"reporecall (hook)": lambda p: _injected_to_retrieved(explained[p.id]["injected"])}
+    ranked = {**hook, **{n: s for n, s in systems.items() if n != "reporecall (hook)"}}
+    out: dict[str, Any] = {"n": len(answered), "systems": {}}
+    for name, system in ranked.items():
+        scores = [score_files(system(p), (Gold(p.answer, "", 3),)) for p in answered]
+        out["systems"][name] = _summ(scores)
+    out["mean_tokens"] = (
+        round(statistics.fmean(explained[p.id]["tokens"] for p in answered), 1) if answered else 0.0
+    )
+    return out
+
+
 STORE_MODES = ("all", "run")
 
 
@@ -334,10 +356,11 @@ def run_corpus(
         "missed_skips": [p.id for p in prompts if p.should_skip and explained[p.id]["route"] != "skip"],
     }
     shared = shared_prompts(quick, corpus.name)
-    result["routing_shared"] = shared_routing(
-        lambda text: str(gateway.explain(text, corpus.name, str(root))["route"]), shared
-    )
+    explained_shared = {p.id: gateway.explain(p.prompt, corpus.name, str(root)) for p in shared}
+    routes_by_text = {p.prompt: str(explained_shared[p.id]["route"]) for p in shared}
+    result["routing_shared"] = shared_routing(routes_by_text.__getitem__, shared)
     result["routing_shared_by_set"] = by_set(result["routing_shared"], shared)
+    result["probe_files"] = probe_file_quality(shared, explained_shared, systems)
     tokens = [explained[p.id]["tokens"] for p in code]
     result["injected_tokens"] = {
         "mean": round(statistics.fmean(tokens), 1) if tokens else 0.0,

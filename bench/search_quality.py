@@ -8,6 +8,9 @@ prompt of the sets in keyword, vector and hybrid mode, and scores the top 10 as 
 
     .venv/bin/python -m bench.search_quality --data-dir /work/wt/me_store [--corpus pytest] [--mode hybrid]
         [--prompts]   (one line per prompt, for reading the misses)
+        [--commits]   (the bug-fix commit sets instead)
+        [--probes]    (file MRR@10 on the blind probes' code prompts that name their answer file: ~108 per
+                       corpus, written by sessions that read neither the router nor the ranking)
 
 CPU per search (thread time, which other jobs on the machine disturb less than wall time) is printed
 beside the scores: a ranking change that costs speed shows here first.
@@ -21,8 +24,9 @@ import time
 from pathlib import Path
 
 from bench.corpora import load_corpora
-from bench.scoring import Retrieved, score_symbols
-from bench.sets import Prompt, load_commit_set, load_sets, resolve_spans
+from bench.offtopic import probe_prompts
+from bench.scoring import Gold, Retrieved, score_files, score_symbols
+from bench.sets import Prompt, load_commit_set, load_sets, load_shared_sets, resolve_spans
 from services.search.domain.model import SearchMode
 from services.search.engine import SearchEngine
 
@@ -61,6 +65,8 @@ def score_prompts(
     engine: SearchEngine, corpus: str, prompts: list[Prompt], mode: str
 ) -> tuple[dict[str, float], list[float]]:
     """Symbol NDCG@10 per code prompt (as bench.scoring counts it), and the CPU milliseconds of each search."""
+    """A prompt naming only its answer file (`Prompt.answer`, the blind probes) is scored by that file's
+    MRR@10 over the distinct files of the ranking instead."""
     scores: dict[str, float] = {}
     cpu: list[float] = []
     for p in prompts:
@@ -73,8 +79,16 @@ def score_prompts(
             Retrieved(h.chunk.path, h.chunk.qualified_name, h.chunk.start_line, h.chunk.end_line)
             for h in hits
         ]
-        scores[p.id] = score_symbols(ranked, p.gold).ndcg_10
+        if p.answer:
+            scores[p.id] = score_files(ranked, (Gold(p.answer, "", 3),)).mrr_10 or 0.0
+        else:
+            scores[p.id] = score_symbols(ranked, p.gold).ndcg_10
     return scores, cpu
+
+
+def answered_probes(corpus: str) -> list[Prompt]:
+    """The corpus's blind probe code prompts that name their answer file, over every probe set."""
+    return [p for stem in load_shared_sets() for p in probe_prompts(corpus, stem=stem) if p.answer]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -88,26 +102,33 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="the bug-fix commit sets (sets/commits) instead of the corpus sets",
     )
+    parser.add_argument(
+        "--probes",
+        action="store_true",
+        help="file MRR@10 on the blind probes' code prompts that name their answer file",
+    )
     args = parser.parse_args(argv)
     modes = args.mode or list(MODES)
+    metric = "file MRR@10" if args.probes else "sym NDCG@10"
     sets = load_sets()
     corpora = args.corpus or [c for c in sets if c in load_corpora()]
     engine = open_engine(args.data_dir, vectors=any(m != "keyword" for m in modes))
     for mode in modes:
         means = []
         for corpus in corpora:
-            chosen = load_commit_set(corpus) if args.commits else sets[corpus]
+            if args.probes:
+                chosen = answered_probes(corpus)
+            else:
+                chosen = load_commit_set(corpus) if args.commits else sets[corpus]
             if not chosen:
                 continue
             prompts = resolve_spans(chosen, source_root(args.data_dir, corpus))
             scores, cpu = score_prompts(engine, corpus, prompts, mode)
             means.append(statistics.fmean(scores.values()))
-            print(
-                f"{mode:8s} {corpus:12s} sym NDCG@10 {means[-1]:.3f}  CPU p50 {statistics.median(cpu):.1f} ms"
-            )
+            print(f"{mode:8s} {corpus:12s} {metric} {means[-1]:.3f}  CPU p50 {statistics.median(cpu):.1f} ms")
             for prompt_id, ndcg in scores.items() if args.prompts else ():
                 print(f"    {prompt_id:28s} {ndcg:.3f}")
-        print(f"{mode:8s} {'mean':12s} sym NDCG@10 {statistics.fmean(means):.3f}")
+        print(f"{mode:8s} {'mean':12s} {metric} {statistics.fmean(means):.3f}")
     return 0
 
 

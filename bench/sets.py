@@ -45,6 +45,9 @@ class Prompt:
     category: str
     prompt: str
     gold: tuple[Gold, ...] = field(default_factory=tuple)
+    # A blind probe's code prompt (sets/probe*/<corpus>.yaml) names only the file that answers it: file-level
+    # gold, scored as the answer file's rank (`bench.search_quality --probes`, the run's `probe_files`).
+    answer: str = ""
 
     @property
     def should_skip(self) -> bool:
@@ -62,7 +65,14 @@ def load_set(path: Path) -> list[Prompt]:
     for entry in data["prompts"]:
         gold = tuple(Gold(str(g["file"]), str(g["symbol"]), int(g["grade"])) for g in entry.get("gold") or ())
         prompts.append(
-            Prompt(str(entry["id"]), corpus, str(entry["category"]), str(entry["prompt"]).strip(), gold)
+            Prompt(
+                str(entry["id"]),
+                corpus,
+                str(entry["category"]),
+                str(entry["prompt"]).strip(),
+                gold,
+                str(entry.get("answer") or ""),
+            )
         )
     return prompts
 
@@ -160,6 +170,17 @@ def problems(prompts: list[Prompt], root: Path | None) -> list[str]:
             if find_definition(cache[g.file], g.symbol) is None:
                 names = ", ".join(sorted({d.qualified_name for d in cache[g.file]})[:40])
                 found.append(f"{p.id}: {g.symbol} is not a definition in {g.file} (has: {names})")
+    return found
+
+
+def answer_problems(prompts: list[Prompt], root: Path) -> list[str]:
+    """What is wrong with a probe's answer files: only a code prompt with no gold names one, and it exists."""
+    found = []
+    for p in prompts:
+        if p.answer and (p.category != CODE or p.gold):
+            found.append(f"{p.id}: only a probe's code prompt (no gold) names an answer file")
+        elif p.answer and not (root / p.answer).is_file():
+            found.append(f"{p.id}: answer file {p.answer} does not exist")
     return found
 
 

@@ -72,6 +72,11 @@ def test_every_corpus_has_probe_code_prompts_scored_with_the_probe_skip_set() ->
             assert len(probes) >= 12, (stem, name)
             assert {p.category for p in probes} == {"code"} and not any(p.gold for p in probes), name
             assert all(p.corpus == name and p.id.startswith(f"{name}-{tag}-") for p in probes), name
+    # From probe3 on, each code prompt names the file that answers it (file-level gold for the run's
+    # `probe_files` and `bench.search_quality --probes`).
+    for name in load_corpora():
+        answered = [p for s in joined for p in probe_prompts(name, stem=s) if p.answer]
+        assert len(answered) >= 100, name
     prompts = shared_prompts(corpus="mobx")
     assert len({p.id for p in prompts}) == len(prompts)
     routes = {p.id: ("skip" if p.should_skip else "lookup") for p in prompts}

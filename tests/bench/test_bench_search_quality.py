@@ -26,3 +26,15 @@ def test_scores_each_code_prompt_by_symbol_ndcg_and_skips_skip_prompts(tmp_path:
     scores, cpu = score_prompts(engine, "lib", prompts, "keyword")
     assert scores == {"lib-1": pytest.approx(1.0), "lib-2": 0.0}
     assert len(cpu) == 2 and all(ms >= 0 for ms in cpu)
+
+
+def test_a_prompt_naming_its_answer_file_is_scored_by_that_files_rank(tmp_path: Path) -> None:
+    engine = SearchEngine(SqliteKeywordIndex(tmp_path / "keyword.db"))
+    engine.upsert_file("lib", "src/cache.py", [chunk("evict_entries", "src/cache.py", repo="lib")])
+    engine.upsert_file("lib", "src/log.py", [chunk("rotate_logs", "src/log.py", repo="lib")])
+    prompts = [
+        Prompt("lib-p-1", "lib", "code", "evict entries", answer="src/cache.py"),
+        Prompt("lib-p-2", "lib", "code", "rotate logs", answer="src/cache.py"),
+    ]
+    scores, _ = score_prompts(engine, "lib", prompts, "keyword")
+    assert scores == {"lib-p-1": 1.0, "lib-p-2": 0.0}

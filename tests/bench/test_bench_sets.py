@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from bench.corpora import load_corpora
@@ -90,3 +92,24 @@ def test_a_commit_set_of_the_wrong_corpus_or_category_is_refused(tmp_path) -> No
     with pytest.raises(ValueError, match="commit"):
         load_commit_set("demo", tmp_path)
     assert load_commit_set("absent", tmp_path) == []
+
+
+def test_a_probe_answer_file_is_read_and_checked_against_its_corpus(tmp_path: Path) -> None:
+    from bench.sets import answer_problems, load_set
+
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "mux.go").write_text("package chi\n")
+    path = tmp_path / "probe.yaml"
+    path.write_text(
+        "corpus: chi\nprompts:\n"
+        "  - {id: chi-p-1, category: code, answer: src/mux.go, prompt: where are routes matched}\n"
+        "  - {id: chi-p-2, category: code, answer: src/gone.go, prompt: where is the pool}\n"
+        "  - {id: chi-p-3, category: skip, answer: src/mux.go, prompt: write a poem}\n"
+        "  - {id: chi-p-4, category: code, prompt: how are params read}\n"
+    )
+    prompts = load_set(path)
+    assert [p.answer for p in prompts] == ["src/mux.go", "src/gone.go", "src/mux.go", ""]
+    assert answer_problems(prompts, tmp_path) == [
+        "chi-p-2: answer file src/gone.go does not exist",
+        "chi-p-3: only a probe's code prompt (no gold) names an answer file",
+    ]
