@@ -1376,3 +1376,24 @@ def test_tldr_is_chat_shorthand_not_code_punctuation() -> None:
     assert not has_hard_code_signal("way too long, tl;dr please")
     assert not has_hard_code_signal("TL;DR of the meeting?")
     assert has_hard_code_signal("why does it stop after x = 1; y = 2")
+
+
+@pytest.mark.parametrize(
+    "prompt", ["hmm I don't think that's right, try again", "way too long. tl;dr?", "what does it mean"]
+)
+def test_a_prompt_with_nothing_to_look_up_is_heard_only_when_the_model_is_certain(prompt: str) -> None:
+    """No content word: the search finds whatever the function words match, so only a certain reading
+    counts, and then nothing in the repo vouches for the prompt."""
+    route = classify(prompt)
+    assert not route.off_topic and route.name is not RouteName.SKIP
+    assert with_model_cue(route, prompt, MODEL_CERTAIN - 0.01) == route
+    assert with_model_cue(route, prompt, None) == route  # no model for this embedder
+    cued = with_model_cue(route, prompt, MODEL_CERTAIN)
+    assert cued.off_topic == READS_OFF_TOPIC
+    assert gate(cued, prompt, HIT_NAMES, vector_scores=[0.5], reading=MODEL_CERTAIN).skip
+
+
+def test_a_prompt_with_nothing_to_look_up_keeps_a_greeting_or_another_language_unheard() -> None:
+    for prompt in ("hey! how does it know when it's done?", "und was jetzt, geht das so?"):
+        route = classify(prompt)
+        assert with_model_cue(route, prompt, 0.999) == route, prompt

@@ -206,7 +206,8 @@ def with_model_cue(
     `MODEL_OFF_TOPIC_TEAM` when the team asks how or where it does something ("how do we deal with time
     zones"), and `MODEL_OFF_TOPIC_POINTED` beside a code word and a pointing word ("lost the key to my bike lock, any
     trick to open it" reads 0.98; "is any of this thread-safe" 0.09). Left as the rules read them:
-    - a prompt with no content word ("how come?", "which is better?"), or one the model did not read (a long
+    - a prompt with no content word ("how come?", "which is better?") unless the model is certain
+      (`MODEL_CERTAIN`: "hmm I don't think that's right, try again"), or one the model did not read (a long
       one in more parts than the search service reads: no reading);
     - a cue of its own, a follow-up, a skip, an architecture question ("give me the lay of the land");
     - an identifier, a path or code punctuation, or the repo named ("in this codebase", "our repo");
@@ -227,6 +228,14 @@ def with_model_cue(
         return route
     if names_this_repo(text):  # "whats the weather like in this codebase": asked of the repo by name
         return route
+    if not content_stems(text) and mostly_english(text) and not opens_with_courtesy(text):
+        # Nothing in it to look up ("hmm I don't think that's right, try again", "way too long. tl;dr?"): a
+        # search finds whatever its function words match, so a certain reading is the only evidence there
+        # is ("how does it know when it's done?" reads 0.12).
+        if off_topic < MODEL_CERTAIN:
+            return route
+        reason = f"model: off-topic {off_topic:.2f}, no content word"
+        return replace(route, off_topic=READS_OFF_TOPIC, reasons=(*route.reasons, reason))
     if not _model_reads(text):
         return route
     code_word, pointing = has_strong_code_signal(text, seeds), points_back(text)
