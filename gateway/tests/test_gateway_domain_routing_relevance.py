@@ -271,6 +271,34 @@ def test_what_a_translation_asks_to_put_into_a_language_is_its_material_not_the_
 @pytest.mark.parametrize(
     "prompt",
     [
+        "translate these UI strings to french: Save, Cancel, Are you sure you want to delete this file?",
+        'Translate these UI strings to Spanish: "Save changes", "Discard", "Are you sure?"',
+        "translate the following labels into german: Open, Close, Settings",
+    ],
+)
+def test_a_demonstrative_before_the_material_of_a_translation_names_that_material(prompt: str) -> None:
+    """'these UI strings' points at the strings after the colon, not at the project's own."""
+    route = classify(prompt)
+    assert route.off_topic == "translation"
+    assert gate(route, prompt, ["ui.strings.save", "src/ui/strings.ts"], vector_scores=[0.5]).skip
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "translate our error messages to spanish: they show up in english for everyone",  # ours
+        "translate these strings to french",  # no material: the repo's strings
+        "translate this docstring to english: Renvoie la liste des clés",  # a code artefact
+        "why does this function translate dates to french: it returns english",  # before the cue
+    ],
+)
+def test_a_demonstrative_without_material_after_it_or_before_the_cue_points_at_the_code(prompt: str) -> None:
+    assert classify(prompt).off_topic != "translation"
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
         "stop using requests and move to httpx",
         "why does the tone clip at high volume",
         "make responses cacheable",

@@ -454,12 +454,28 @@ def _without_material(cue: re.Pattern[str], lowered: str, colon: bool) -> str:
     first = cue.search(lowered) if colon else None
     at = lowered.find(":", first.end()) if first else -1
     if at >= 0:
+        if first and lowered[at + 1 :].strip():  # "translate these UI strings to french: Save, Cancel"
+            named = _NAMES_MATERIAL.sub(_blank_unless_artefact, lowered[first.start() : at])
+            lowered = lowered[: first.start()] + named + lowered[at:]
         lowered = lowered[:at] + " " * (len(lowered) - at)
     return cue.sub(_blank, _QUOTED.sub(_blank, lowered))
 
 
+# Between a genre's cue and the colon its material follows, a demonstrative names that material, not the
+# project's code: "translate these UI strings to french: Save, Cancel" (not "translate our error messages",
+# nor "this docstring": a code artefact is the project's own, `_ARTEFACTS`).
+_NAMES_MATERIAL = re.compile(
+    r"\b(?:these|this|those|the\s+following)\s+(?:[\w'-]+\s+){0,2}[\w'-]+(?=[^.?!\n]*$)"
+)
+
+
 def _blank(match: re.Match[str]) -> str:
     return " " * len(match.group(0))
+
+
+def _blank_unless_artefact(match: re.Match[str]) -> str:
+    """ "this docstring", "these comments": the material is the project's own artefact, which still counts."""
+    return match.group(0) if _ARTEFACTS.search(match.group(0)) else _blank(match)
 
 
 def has_code_signal(text: str, seeds: tuple[str, ...] | None = None) -> bool:
