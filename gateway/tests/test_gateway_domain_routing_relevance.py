@@ -16,6 +16,7 @@ from gateway.domain.routing.relevance import (
     MODEL_CERTAIN,
     MODEL_CERTAIN_ASKED,
     MODEL_CONFIDENT,
+    MODEL_DOUBTS_ANOTHER_LANGUAGE,
     MODEL_DOUBTS_NO_SIGN,
     MODEL_OFF_TOPIC,
     MODEL_OFF_TOPIC_POINTED,
@@ -290,6 +291,10 @@ def test_a_demonstrative_before_the_material_of_a_translation_names_that_materia
         "translate these strings to french",  # no material: the repo's strings
         "translate this docstring to english: Renvoie la liste des clés",  # a code artefact
         "why does this function translate dates to french: it returns english",  # before the cue
+        # what follows the colon points on at the code (a hostile review's)
+        "translate these error pages to German: the ones finalhandler renders for 404 and 500",
+        "translate these docs to French: the JSDoc of the retry operator",
+        "translate these CLI messages to German: the ones the doctor command prints",
     ],
 )
 def test_a_demonstrative_without_material_after_it_or_before_the_cue_points_at_the_code(prompt: str) -> None:
@@ -1336,8 +1341,10 @@ def test_no_sign_of_code_is_kept_when_the_model_reads_it_as_code() -> None:
     ):
         cued = classify(other)
         assert cued.off_topic == "no sign of code", other
-        assert gate(cued, other, names, vector_scores=[0.22], reading=MODEL_DOUBTS_NO_SIGN).skip, other
-        kept = gate(cued, other, names, vector_scores=[0.22], reading=MODEL_DOUBTS_NO_SIGN - 0.01)
+        # there the English embedder's doubt runs towards off-topic: heard as doubting below 0.9
+        doubted = MODEL_DOUBTS_ANOTHER_LANGUAGE
+        assert gate(cued, other, names, vector_scores=[0.22], reading=doubted).skip, other
+        kept = gate(cued, other, names, vector_scores=[0.22], reading=doubted - 0.01)
         assert not kept.skip and "reads it as code" in kept.reason, (other, kept.reason)
     # not after an opening greeting (it sways the reading)
     greeting = "hey! any slowloris protection?"
@@ -1456,3 +1463,17 @@ def test_a_prompt_in_another_language_after_a_greeting_is_not_heard_even_when_ce
     prompt = "Hallo! Wie geht's? Warum ist der Parser so langsam bei großen Dateien?"
     route = classify(prompt)
     assert with_model_cue(route, prompt, 0.999) == route
+
+
+def test_an_acronym_the_repo_names_keeps_a_certain_prompt_in_another_language() -> None:
+    """ "Come abilito CORS?" reads 1.00 (the English question 0.23): the acronym is the term in any language."""
+    prompt = "Come abilito CORS?"
+    route = with_model_cue(classify(prompt), prompt, 1.0)
+    texts = ["// Cors handles the CORS preflight for every route"]
+    assert not gate(
+        route, prompt, ["HeaderRouter.Route"], hit_texts=texts, vector_scores=[0.3], reading=1.0
+    ).skip
+    unnamed = ["// Route adds a handler for a header"]
+    assert gate(
+        route, prompt, ["HeaderRouter.Route"], hit_texts=unnamed, vector_scores=[0.3], reading=1.0
+    ).skip

@@ -454,7 +454,8 @@ def _without_material(cue: re.Pattern[str], lowered: str, colon: bool) -> str:
     first = cue.search(lowered) if colon else None
     at = lowered.find(":", first.end()) if first else -1
     if at >= 0:
-        if first and lowered[at + 1 :].strip():  # "translate these UI strings to french: Save, Cancel"
+        material = lowered[at + 1 :]
+        if first and material.strip() and not _POINTS_ON.match(material):  # "…to french: Save, Cancel"
             named = _NAMES_MATERIAL.sub(_blank_unless_artefact, lowered[first.start() : at])
             lowered = lowered[: first.start()] + named + lowered[at:]
         lowered = lowered[:at] + " " * (len(lowered) - at)
@@ -464,6 +465,9 @@ def _without_material(cue: re.Pattern[str], lowered: str, colon: bool) -> str:
 # Between a genre's cue and the colon its material follows, a demonstrative names that material, not the
 # project's code: "translate these UI strings to french: Save, Cancel" (not "translate our error messages",
 # nor "this docstring": a code artefact is the project's own, `_ARTEFACTS`).
+# Unless what follows the colon only points on at the code: "…to German: the ones finalhandler renders for
+# 404", "…: the JSDoc of the retry operator", "…: everything the doctor command prints".
+_POINTS_ON = re.compile(r"\s*(?:the|those|these|what|which|whatever|everything|all|any|each)\b")
 _NAMES_MATERIAL = re.compile(
     r"\b(?:these|this|those|the\s+following)\s+(?:[\w'-]+\s+){0,2}[\w'-]+(?=[^.?!\n]*$)"
 )

@@ -178,6 +178,15 @@ MODEL_READS_CODE = 0.35
 # (nearly) every corpus (a German question about mortgage terms, 0.47): skip accuracy -0.008 to -0.018 on
 # probe6-8, the rest unchanged. A false skip loses an answer; a missed skip costs the tokens of a block.
 MODEL_DOUBTS_NO_SIGN = 0.5
+# In a prompt not in English the words cannot name the repo's English code and the English embedder's doubt
+# runs towards off-topic, so the model is heard as doubting below 0.9. A hostile review (eleventh session)
+# wrote 202 code questions in nine other languages, many with no English word ("Wie füge ich einen
+# Unterbefehl hinzu?" 0.87, "¿Cómo le pido una contraseña al usuario?" 0.78): at 0.5, 36 of them skipped;
+# at 0.8, 16; at 0.9, 5. The routing sets' off-topic prompts in other languages read lower than English ones
+# ("Écris-moi un petit poème pour l'anniversaire de ma grand-mère" 0.86): at 0.9 the replay's skip accuracy
+# fell on probe10 0.887 → 0.832 and by 0.004–0.014 on probe4, 7, 8 and 9, no false skip either way. A false
+# skip loses an answer; a missed skip costs the tokens of a block.
+MODEL_DOUBTS_ANOTHER_LANGUAGE = 0.9
 # The search service embeds a long prompt's first 16 content words only: past this many words the top hit's
 # similarity says nothing about the question ("Ok so some context first: I spent the weekend … Anyway, where
 # do we validate the request body?"). The off-topic model reads such a prompt sentence by sentence and
@@ -350,7 +359,7 @@ def gate(
     if (
         route.off_topic in (NO_CODE, EVERYDAY_SENSE)
         and reading is not None
-        and reading < MODEL_DOUBTS_NO_SIGN
+        and reading < (MODEL_DOUBTS_NO_SIGN if mostly_english(text) else MODEL_DOUBTS_ANOTHER_LANGUAGE)
         and _heard_as_code(text)
     ):
         return GateVerdict(False, f"{route.off_topic}, but the model reads it as code ({reading:.2f})")
@@ -371,7 +380,15 @@ def gate(
         and (not behaviour or _one_question(text))
     )
     unlike = similar is not None and similar < SIMILAR
-    if certain and unlike and not any(_names(s, memories) for s in content_stems(text)):
+    evidence = named_stems(hit_names) | memories
+    if route.off_topic in _NO_SIGN:
+        evidence |= text_stems(hit_texts)
+    if (
+        certain
+        and unlike
+        and not any(_names(s, memories) for s in content_stems(text))
+        and (mostly_english(text) or not _acronym_named(text, evidence))
+    ):
         return GateVerdict(
             True,
             f"{route.off_topic} cue, the model is certain ({reading:.2f}) and nothing found reads "
@@ -379,9 +396,6 @@ def gate(
         )
     if route.off_topic == EVERYDAY_SENSE:
         return _everyday_sense(text, named_stems(hit_names) | memories, similar, sure)
-    evidence = named_stems(hit_names) | memories
-    if route.off_topic in _NO_SIGN:
-        evidence |= text_stems(hit_texts)
     stems = _evidence_words(route, text, evidence, similar)
     matched = tuple(s for s in stems if _names(s, evidence))
     if not matched:
@@ -459,6 +473,16 @@ def _model_reads(text: str) -> bool:
     judge), one that opens with a greeting (it sways the reading: "hello! how are you today? why are refunds
     slow" reads 1.00) or one not in English (the embedder's: a Russian question about the parser read 0.76)."""
     return _heard_as_code(text) and mostly_english(text)
+
+
+_ACRONYM = re.compile(r"\b[A-Z]{3,}s?\b")
+
+
+def _acronym_named(text: str, evidence: frozenset[str]) -> bool:
+    """Does the repo name an acronym the prompt writes ("CORS", "JSON")? In a prompt not in English it is the
+    technical term in any language, where the model's certainty is worth little: "Come abilito CORS?" reads
+    1.00, "how do I enable CORS?" 0.23 (a hostile review's)."""
+    return any(_names(s, evidence) for m in _ACRONYM.finditer(text) for s in content_stems(m.group(0)))
 
 
 def _certain_in_another_language(text: str, reading: float | None) -> bool:
