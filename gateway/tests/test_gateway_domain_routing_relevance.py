@@ -1477,3 +1477,16 @@ def test_an_acronym_the_repo_names_keeps_a_certain_prompt_in_another_language() 
     assert gate(
         route, prompt, ["HeaderRouter.Route"], hit_texts=unnamed, vector_scores=[0.3], reading=1.0
     ).skip
+
+
+def test_a_translation_of_the_repos_own_text_is_about_the_code() -> None:
+    """Four words in a row of the material in a hit's code: the user is localising this code."""
+    prompt = 'translate the following messages to Chinese: Failed to lookup view "index" in views directory'
+    route = classify(prompt)
+    assert route.off_topic == "translation"
+    code = ["var err = new Error('Failed to lookup view \"' + name + '\" in views ' + dirs);"]
+    kept = gate(route, prompt, ["render", "lib/application.js"], hit_texts=code, vector_scores=[0.4])
+    assert not kept.skip and "holds the text" in kept.reason
+    other = ["// lookup the view in the views directory, failing over to the default"]
+    assert gate(route, prompt, ["render", "lib/application.js"], hit_texts=other, vector_scores=[0.4]).skip
+    assert gate(route, prompt, ["render"], hit_texts=code, searched=False).skip  # no search: no evidence

@@ -446,6 +446,11 @@ def unquoted(text: str) -> str:
     return _QUOTED.sub(_blank, text)
 
 
+def quoted_spans(text: str) -> list[str]:
+    """What the text quotes, quotes included."""
+    return _QUOTED.findall(text)
+
+
 def _without_material(cue: re.Pattern[str], lowered: str, colon: bool) -> str:
     """A genre prompt with its cue and the piece's material blanked out: what is quoted, and (`colon`)
     what follows a colon after the cue ("translate into German: the request timed out", "story opening:

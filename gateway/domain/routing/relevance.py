@@ -55,6 +55,7 @@ from gateway.domain.routing.cues import (
     lower,
     names_this_repo,
     points_back,
+    quoted_spans,
     refers_back,
     team_asks,
     unquoted,
@@ -342,6 +343,9 @@ def gate(
         return GateVerdict(False, "no off-topic cue")
     hit_names, memories = list(hit_names), text_stems(memory_texts)
     similar = max(vector_scores, default=None)
+    hit_texts = list(hit_texts)
+    if route.off_topic == "translation" and searched and _material_in_code(text, hit_texts):
+        return GateVerdict(False, "translation cue, but the repo's code holds the text to translate")
     if route.off_topic in GENRE_CATEGORIES and not (searched and _repos_own_genre(route, text, hit_names)):
         matched = tuple(s for s in content_stems(text) if _names(s, memories))
         if matched:
@@ -549,6 +553,31 @@ def _repos_own_genre(route: Route, text: str, hit_names: list[str]) -> bool:
         cue_words = {s for s in cue_words if _TRANSLATING.match(s)}
     named = named_stems(hit_names)
     return any(_names(s, named) for s in cue_words)
+
+
+# Words in a row of a translation's material that the repo's code must hold for it to be the repo's own text
+# ("translate these to Chinese: Content type parser already present for …" in fastify's errors).
+MATERIAL_SHINGLE = 4
+_WORD = re.compile(r"[a-z0-9]+")
+
+
+def _material_in_code(text: str, hit_texts: list[str]) -> bool:
+    """Is what a translation asks for (after its colon, or quoted) the repo's own text? Then the user is
+    localising this code (a hostile review's: "translate the following messages to Chinese: Failed to lookup
+    view …" in express), not asking for a translation: `MATERIAL_SHINGLE` of its words in a row in a hit."""
+    colon = text.find(":")
+    material = " ".join([text[colon + 1 :] if colon >= 0 else "", *quoted_spans(text)]).lower()
+    words = _WORD.findall(material)
+    rows = {" ".join(words[i : i + MATERIAL_SHINGLE]) for i in range(len(words) - MATERIAL_SHINGLE + 1)}
+    rows = {row for row in rows if len(content_stems(row)) >= 2}  # not "are going to be"
+    if not rows:
+        return False
+    code = [" ".join(_WORD.findall(_COMMENT_LINE.sub("", t.lower()))) for t in hit_texts]
+    return any(f" {row} " in f" {c} " for row in rows for c in code)
+
+
+# A line that is all comment: an example quoted there ("# 'your session has expired' …") is no string of the code.
+_COMMENT_LINE = re.compile(r"^[ \t]*(?:#|//|/?\*|--).*$", re.MULTILINE)
 
 
 # A translation cue's own writing word ("translate", "traduire", "übersetzen", "perevodit'"), as a content stem
