@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         args.json.with_suffix(".md").write_text(render_markdown(json.loads(args.json.read_text())))
         return 0
     if args.command == "check":
-        from bench.offtopic import probe_prompts
+        from bench.offtopic import corpus_probes
         from bench.sets import (
             SETS_DIR,
             answer_problems,
@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
             found = problems(load_set(SETS_DIR / f"{name}.yaml"), root)
             failed |= bool(found)
             print(f"{name}: {'ok' if not found else chr(10).join(found)}")
-            probes = [p for stem in load_shared_sets() for p in probe_prompts(name, stem=stem)]
+            probes = corpus_probes(name)
             found = answer_problems(probes, root)
             failed |= bool(found)
             answered = sum(bool(p.answer) for p in probes)

@@ -27,6 +27,11 @@ def probe_prompts(corpus: str, directory: Path = SETS_DIR, stem: str = PROBE_SET
     return load_set(path) if stem.startswith(SHARED_PREFIX) and path.is_file() else []
 
 
+def corpus_probes(corpus: str) -> list[Prompt]:
+    """The corpus's code prompts joined to every shared set (`probe_prompts` of each)."""
+    return [p for stem in load_shared_sets() for p in probe_prompts(corpus, stem=stem)]
+
+
 def _joined(corpus: str) -> dict[str, str]:
     """Prompt id -> the shared set stem, for the corpus's code prompts joined to a shared set."""
     return {p.id: stem for stem in load_shared_sets() for p in probe_prompts(corpus, stem=stem)}

@@ -165,8 +165,8 @@ def _commit_lines(commits: dict[str, Any]) -> list[str]:
 def _probe_lines(probes: dict[str, Any]) -> list[str]:
     """File-level metrics on the blind probes' code prompts (`sets/probe*/<corpus>.yaml`, `answer`)."""
     lines = [
-        f"Blind probe prompts (`sets/probe*`, {probes['n']} code prompts written by sessions that read neither "
-        "the router nor the ranking; the file named as the answer is the gold, distinct files in order):",
+        f"Blind probe prompts (`sets/probe*`, {probes['n']} code prompts written by sessions that had not read "
+        "the router; the file named as the answer is the gold, distinct files in order):",
         "",
         "| system | file MRR@10 | file R@5 | file R@10 |",
         "|---|---|---|---|",

@@ -29,7 +29,7 @@ from bench import speed
 from bench.baselines import BaselineIndex, build_baselines
 from bench.corpora import ROOT, SELF, Corpus, fetch, load_corpora
 from bench.offtopic import by_set, shared_prompts, shared_routing
-from bench.report import render_markdown
+from bench.report import OURS, render_markdown
 from bench.scoring import (
     Gold,
     QueryScores,
@@ -166,7 +166,7 @@ def equal_token_quality(
         default, equal, tokens = [], [], []
         for p in code:
             ranked = system(p)[:10]
-            if name == "reporecall (hook)":
+            if name == OURS:
                 costs = [int(i.get("tokens", 0)) for i in explained[p.id]["injected"]][: len(ranked)]
             else:
                 costs = [_block_tokens(root, r, cache) for r in ranked]
@@ -182,6 +182,14 @@ def equal_token_quality(
     return out
 
 
+def _with_hook(
+    explained: dict[str, dict[str, Any]], systems: dict[str, Callable[[Prompt], list[Retrieved]]]
+) -> dict[str, Callable[[Prompt], list[Retrieved]]]:
+    """The systems, the hook's being the list it injected for each prompt (`explained`, already asked)."""
+    hook = {OURS: lambda p: _injected_to_retrieved(explained[p.id]["injected"])}
+    return {**hook, **{name: system for name, system in systems.items() if name != OURS}}
+
+
 def commit_quality(
     prompts: list[Prompt],
     gateway: Gateway,
@@ -192,8 +200,7 @@ def commit_quality(
     """The systems on bug-fix commit messages (the message as the prompt, the changed functions as gold),
     with the hook's routes and injected tokens: what a judge replaying real fixes sees."""
     explained = {p.id: gateway.explain(p.prompt, repo, str(root)) for p in prompts}
-    hook = {"reporecall (hook)": lambda p: _injected_to_retrieved(explained[p.id]["injected"])}
-    out = evaluate(prompts, {**hook, **{n: s for n, s in systems.items() if n != "reporecall (hook)"}})
+    out = evaluate(prompts, _with_hook(explained, systems))
     for p in prompts:
         out["prompts"][p.id].update(route=explained[p.id]["route"], tokens=explained[p.id]["tokens"])
     out["false_skips"] = [p.id for p in prompts if explained[p.id]["route"] == "skip"]
@@ -207,13 +214,11 @@ def probe_file_quality(
     systems: dict[str, Callable[[Prompt], list[Retrieved]]],
 ) -> dict[str, Any]:
     """File-level metrics on the blind probes' code prompts that name their answer file (`Prompt.answer`):
-    many more prompts than the graded sets, written by sessions that read neither the router nor the
-    ranking. The hook's list is what it injected for the routing run (`explained`); the others rank anew."""
+    many more prompts than the graded sets, written by sessions that had not read the router. The hook's
+    list is what it injected for the routing run (`explained`); the others rank anew."""
     answered = [p for p in prompts if p.answer and not p.should_skip]
-    hook = {"reporecall (hook)": lambda p: _injected_to_retrieved(explained[p.id]["injected"])}
-    ranked = {**hook, **{n: s for n, s in systems.items() if n != "reporecall (hook)"}}
     out: dict[str, Any] = {"n": len(answered), "systems": {}}
-    for name, system in ranked.items():
+    for name, system in _with_hook(explained, systems).items():
         scores = [score_files(system(p), (Gold(p.answer, "", 3),)) for p in answered]
         out["systems"][name] = _summ(scores)
     out["mean_tokens"] = (
@@ -323,7 +328,7 @@ def run_corpus(
         return lambda p: index.search(p.prompt)
 
     systems = {
-        "reporecall (hook)": ours,
+        OURS: ours,
         **{f"search {m}": mode(m) for m in SEARCH_MODES},
         "bm25-chunk": bm25(bm25_chunk),
         "bm25-file": bm25(bm25_file),

@@ -10,7 +10,7 @@ prompt of the sets in keyword, vector and hybrid mode, and scores the top 10 as 
         [--prompts]   (one line per prompt, for reading the misses)
         [--commits]   (the bug-fix commit sets instead)
         [--probes]    (file MRR@10 on the blind probes' code prompts that name their answer file: ~108 per
-                       corpus, written by sessions that read neither the router nor the ranking)
+                       corpus, written by sessions that had not read the router)
 
 CPU per search (thread time, which other jobs on the machine disturb less than wall time) is printed
 beside the scores: a ranking change that costs speed shows here first.
@@ -24,9 +24,9 @@ import time
 from pathlib import Path
 
 from bench.corpora import load_corpora
-from bench.offtopic import probe_prompts
+from bench.offtopic import corpus_probes
 from bench.scoring import Gold, Retrieved, score_files, score_symbols
-from bench.sets import Prompt, load_commit_set, load_sets, load_shared_sets, resolve_spans
+from bench.sets import Prompt, load_commit_set, load_sets, resolve_spans
 from services.search.domain.model import SearchMode
 from services.search.engine import SearchEngine
 
@@ -64,9 +64,9 @@ def source_root(data_dir: Path, corpus: str) -> Path:
 def score_prompts(
     engine: SearchEngine, corpus: str, prompts: list[Prompt], mode: str
 ) -> tuple[dict[str, float], list[float]]:
-    """Symbol NDCG@10 per code prompt (as bench.scoring counts it), and the CPU milliseconds of each search."""
-    """A prompt naming only its answer file (`Prompt.answer`, the blind probes) is scored by that file's
-    MRR@10 over the distinct files of the ranking instead."""
+    """Symbol NDCG@10 per code prompt (as bench.scoring counts it), and the CPU milliseconds of each search.
+    A prompt naming only its answer file (`Prompt.answer`, the blind probes) is scored by that file's MRR@10
+    over the distinct files of the ranking instead."""
     scores: dict[str, float] = {}
     cpu: list[float] = []
     for p in prompts:
@@ -88,7 +88,7 @@ def score_prompts(
 
 def answered_probes(corpus: str) -> list[Prompt]:
     """The corpus's blind probe code prompts that name their answer file, over every probe set."""
-    return [p for stem in load_shared_sets() for p in probe_prompts(corpus, stem=stem) if p.answer]
+    return [p for p in corpus_probes(corpus) if p.answer]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -97,12 +97,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--corpus", action="append", help="only these corpora (repeatable)")
     parser.add_argument("--mode", action="append", choices=MODES, help="only these modes (repeatable)")
     parser.add_argument("--prompts", action="store_true", help="one line per prompt")
-    parser.add_argument(
+    chosen_set = parser.add_mutually_exclusive_group()
+    chosen_set.add_argument(
         "--commits",
         action="store_true",
         help="the bug-fix commit sets (sets/commits) instead of the corpus sets",
     )
-    parser.add_argument(
+    chosen_set.add_argument(
         "--probes",
         action="store_true",
         help="file MRR@10 on the blind probes' code prompts that name their answer file",
@@ -126,8 +127,8 @@ def main(argv: list[str] | None = None) -> int:
             scores, cpu = score_prompts(engine, corpus, prompts, mode)
             means.append(statistics.fmean(scores.values()))
             print(f"{mode:8s} {corpus:12s} {metric} {means[-1]:.3f}  CPU p50 {statistics.median(cpu):.1f} ms")
-            for prompt_id, ndcg in scores.items() if args.prompts else ():
-                print(f"    {prompt_id:28s} {ndcg:.3f}")
+            for prompt_id, score in scores.items() if args.prompts else ():
+                print(f"    {prompt_id:28s} {score:.3f}")
         print(f"{mode:8s} {'mean':12s} {metric} {statistics.fmean(means):.3f}")
     return 0
 

@@ -179,9 +179,15 @@ def answer_problems(prompts: list[Prompt], root: Path) -> list[str]:
     for p in prompts:
         if p.answer and (p.category != CODE or p.gold):
             found.append(f"{p.id}: only a probe's code prompt (no gold) names an answer file")
+        elif p.answer and not _inside(root, p.answer):
+            found.append(f"{p.id}: answer file {p.answer} is not a relative path inside the corpus")
         elif p.answer and not (root / p.answer).is_file():
             found.append(f"{p.id}: answer file {p.answer} does not exist")
     return found
+
+
+def _inside(root: Path, path: str) -> bool:
+    return not Path(path).is_absolute() and (root / path).resolve().is_relative_to(root.resolve())
 
 
 def resolve_spans(prompts: list[Prompt], root: Path) -> list[Prompt]:

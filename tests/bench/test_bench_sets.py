@@ -106,10 +106,16 @@ def test_a_probe_answer_file_is_read_and_checked_against_its_corpus(tmp_path: Pa
         "  - {id: chi-p-2, category: code, answer: src/gone.go, prompt: where is the pool}\n"
         "  - {id: chi-p-3, category: skip, answer: src/mux.go, prompt: write a poem}\n"
         "  - {id: chi-p-4, category: code, prompt: how are params read}\n"
+        f"  - {{id: chi-p-5, category: code, answer: {tmp_path / 'src' / 'mux.go'}, prompt: where is the tree}}\n"
+        "  - {id: chi-p-6, category: code, answer: ../probe.yaml, prompt: where is the tree}\n"
     )
     prompts = load_set(path)
-    assert [p.answer for p in prompts] == ["src/mux.go", "src/gone.go", "src/mux.go", ""]
-    assert answer_problems(prompts, tmp_path) == [
+    assert [p.answer for p in prompts][:4] == ["src/mux.go", "src/gone.go", "src/mux.go", ""]
+    assert answer_problems(prompts, tmp_path / "src") == [
+        "chi-p-1: answer file src/mux.go does not exist",  # relative to the corpus root
         "chi-p-2: answer file src/gone.go does not exist",
         "chi-p-3: only a probe's code prompt (no gold) names an answer file",
+        f"chi-p-5: answer file {tmp_path / 'src' / 'mux.go'} is not a relative path inside the corpus",
+        "chi-p-6: answer file ../probe.yaml is not a relative path inside the corpus",
     ]
+    assert answer_problems(prompts[:2], tmp_path) == ["chi-p-2: answer file src/gone.go does not exist"]

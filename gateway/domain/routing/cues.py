@@ -327,7 +327,8 @@ EVERYDAY_SENSE = "a code word with an everyday sense"
 # Genres: the whole prompt is material for the writing asked for, or the user says it is not about the
 # code (see `gate`).
 UNRELATED = "unrelated"
-GENRE_CATEGORIES = frozenset({UNRELATED, "creative", "translation"})
+TRANSLATION = "translation"
+GENRE_CATEGORIES = frozenset({UNRELATED, "creative", TRANSLATION})
 # About the exchange itself: the cue's words are no evidence, the rest of the prompt is.
 EXCHANGE_CATEGORIES = frozenset({"assistant", "conversation", "small talk"})
 
@@ -395,7 +396,7 @@ def _writes_about_code(
     if seeds is None:
         seeds = extract_seeds(text)
     cue, whole = _CUE_RES[category], lower(text)
-    lowered = _without_material(cue, whole, colon=category != UNRELATED)
+    lowered = _without_material(cue, whole, colon=category != UNRELATED, category=category)
     if any(_code_shaped(seed) for seed in seeds) or _CODE_PUNCTUATION.search(
         _PROSE_NOTATION.sub(_blank, unquoted(text))
     ):
@@ -446,45 +447,58 @@ def unquoted(text: str) -> str:
     return _QUOTED.sub(_blank, text)
 
 
-def quoted_spans(text: str) -> list[str]:
-    """What the text quotes, quotes included."""
-    return _QUOTED.findall(text)
-
-
-def _without_material(cue: re.Pattern[str], lowered: str, colon: bool) -> str:
+def _without_material(cue: re.Pattern[str], lowered: str, colon: bool, category: str = "") -> str:
     """A genre prompt with its cue and the piece's material blanked out: what is quoted, and (`colon`)
     what follows a colon after the cue ("translate into German: the request timed out", "story opening:
     the last server wakes up"); "unrelated to the code" is the cue itself, and what follows it ("…: why
-    does the parser drop the last token?") the question."""
+    does the parser drop the last token?") the question. In a translation, a demonstrative that names the
+    material goes too (`_NAMES_MATERIAL`)."""
     first = cue.search(lowered) if colon else None
     at = lowered.find(":", first.end()) if first else -1
     if at >= 0:
-        material = lowered[at + 1 :]
-        if first and material.strip() and not _POINTS_ON.match(material):  # "…to french: Save, Cancel"
-            named = _NAMES_MATERIAL.sub(_blank_unless_artefact, lowered[first.start() : at])
-            lowered = lowered[: first.start()] + named + lowered[at:]
+        if first and category == TRANSLATION and _is_material(lowered[at + 1 :]):
+            # the demonstrative is in the colon's own sentence
+            start = max([first.start(), *(m.end() for m in _SENTENCE_END.finditer(lowered, 0, at))])
+            named = _NAMES_MATERIAL.sub(_blank_unless_code, lowered[start:at])
+            lowered = lowered[:start] + named + lowered[at:]
         lowered = lowered[:at] + " " * (len(lowered) - at)
     return cue.sub(_blank, _QUOTED.sub(_blank, lowered))
 
 
-# Between a genre's cue and the colon its material follows, a demonstrative names that material, not the
-# project's code: "translate these UI strings to french: Save, Cancel" (not "translate our error messages",
-# nor "this docstring": a code artefact is the project's own, `_ARTEFACTS`).
-# Unless what follows the colon only points on at the code: "…to German: the ones finalhandler renders for
-# 404", "…: the JSDoc of the retry operator", "…: everything the doctor command prints".
+def translation_material(text: str) -> str:
+    """What a translation asks to put into a language, lowercased: what follows the colon after its cue and
+    what it quotes ("translate these to German: Failed to lookup view"); "" without a translation cue."""
+    lowered = lower(text)
+    first = _CUE_RES[TRANSLATION].search(lowered)
+    if first is None:
+        return ""
+    at = lowered.find(":", first.end())
+    return " ".join([lowered[at + 1 :] if at >= 0 else "", *_QUOTED.findall(lowered)])
+
+
+def _is_material(after_colon: str) -> bool:
+    """Is what follows a translation's colon text to translate, not a pointer on at the code ("the ones
+    finalhandler renders for 404", "the JSDoc of the retry operator", "everything the doctor command prints")?"""
+    return bool(after_colon.strip()) and not _POINTS_ON.match(after_colon)
+
+
+# Between a translation's cue and the colon its material follows, in the same sentence, a demonstrative names
+# that material, not the project's code: "translate these UI strings to french: Save, Cancel" (not "translate
+# our error messages", nor "this docstring" or "this handler's responses": a code artefact or a code word is
+# the project's own, `_blank_unless_code`).
 _POINTS_ON = re.compile(r"\s*(?:the|those|these|what|which|whatever|everything|all|any|each)\b")
-_NAMES_MATERIAL = re.compile(
-    r"\b(?:these|this|those|the\s+following)\s+(?:[\w'-]+\s+){0,2}[\w'-]+(?=[^.?!\n]*$)"
-)
+_NAMES_MATERIAL = re.compile(r"\b(?:these|this|those|the\s+following)\s+(?:[\w'-]+\s+){0,2}[\w'-]+")
+_SENTENCE_END = re.compile(r"[.?!\n]")
 
 
 def _blank(match: re.Match[str]) -> str:
     return " " * len(match.group(0))
 
 
-def _blank_unless_artefact(match: re.Match[str]) -> str:
-    """ "this docstring", "these comments": the material is the project's own artefact, which still counts."""
-    return match.group(0) if _ARTEFACTS.search(match.group(0)) else _blank(match)
+def _blank_unless_code(match: re.Match[str]) -> str:
+    """ "this docstring", "this handler's responses": the project's own artefact or code, which still counts."""
+    named = match.group(0)
+    return named if _ARTEFACTS.search(named) or STRONG_CODE_WORDS.search(named) else _blank(match)
 
 
 def has_code_signal(text: str, seeds: tuple[str, ...] | None = None) -> bool:

@@ -47,6 +47,7 @@ from gateway.domain.routing.cues import (
     LANGUAGE_NAMES,
     NO_CODE,
     STRONG_CODE_WORDS,
+    TRANSLATION,
     UNRELATED,
     cue_matches,
     everyday_sense_words,
@@ -55,9 +56,9 @@ from gateway.domain.routing.cues import (
     lower,
     names_this_repo,
     points_back,
-    quoted_spans,
     refers_back,
     team_asks,
+    translation_material,
     unquoted,
     without_cues,
 )
@@ -146,10 +147,6 @@ MODEL_CONFIDENT = 0.9
 # greeting even then (`_model_reads`): the routing sets' code prompts of that kind read 0.63 at most held
 # out, but "hello! how are you today? why are refunds slow" reads 1.00.
 MODEL_CERTAIN = 0.95
-# A prompt in another language is heard only when the model is certain (`_certain_in_another_language`): the
-# English embedder's doubt runs towards off-topic there, but not this far. Over the routing sets' 95 code
-# prompts not in English the highest reading is 0.60 (a Russian question about the parser); 63 of their 101
-# off-topic ones read at least 0.95.
 # ...and in a behaviour ask that is the whole prompt ("how does dijkstra's shortest path algorithm work, step by
 # step" reads 1.00 held out; a repo's own "how does debouncing work step by step" 0.70, "how does raft consensus
 # work step by step" 0.986 by a review's measure: a repo implementing raft may ask it so).
@@ -226,7 +223,8 @@ def with_model_cue(
     - a cue of its own, a follow-up, a skip, an architecture question ("give me the lay of the land");
     - an identifier, a path or code punctuation, or the repo named ("in this codebase", "our repo");
     - a greeting or thanks at the start (it sways the reading: "hello! how are you? why are refunds slow")
-      or another language than English (the embedder's);
+      or another language than English (the embedder's) unless the model is certain
+      (`_certain_in_another_language`);
     - a change asked of what a word points at ("can you clean this up a bit"; "could you make it shorter"
       may be the code or the last answer).
     `unknown` are the prompt's identifier-shaped names the repo was not seen to hold (no definition, in no top
@@ -243,6 +241,8 @@ def with_model_cue(
     if names_this_repo(text):  # "whats the weather like in this codebase": asked of the repo by name
         return route
     if not content_stems(text) and mostly_english(text) and not opens_with_courtesy(text):
+        if _ON_SCREEN.search(lower(text)):  # "explain this", "is this right?": the code on screen
+            return route
         # Nothing in it to look up ("hmm I don't think that's right, try again", "way too long. tl;dr?"): a
         # search finds whatever its function words match, so a certain reading is the only evidence there
         # is ("how does it know when it's done?" reads 0.12).
@@ -317,7 +317,8 @@ def gate(
     What counts as evidence depends on the cue:
     - a genre (creative writing, translation, the user saying it is not about the code): none from
       search. The whole prompt is material for the piece asked for ("a poem about a compiler", a sentence
-      to translate); a request about this code (`cues._writes_about_code`) never reaches the gate.
+      to translate); a request about this code (`cues._writes_about_code`) never reaches the gate. Only a
+      translation whose text is the repo's own (`_material_in_code`: the user localises this code) is kept.
     - the exchange (the assistant, the conversation, small talk): the words outside the cues, by the top
       hits' names, qualified names and paths ("I'm so tired. How does the scheduler pick jobs?"); "in
       this session" says nothing about a `Session` class.
@@ -328,7 +329,9 @@ def gate(
     When the off-topic model reads the prompt as code (`MODEL_READS_CODE`), one word the repo names keeps it; a
     prompt with no sign of code is kept when the model reads it as code more likely than not.
     When the off-topic model is certain (`MODEL_CERTAIN`), the prompt's words keep nothing: a hit that reads
-    like it, a memory or the lack of vectors to judge by does (not beside small talk or in a behaviour ask).
+    like it, a memory or the lack of vectors to judge by does (not beside small talk or in a behaviour ask);
+    in another language an acronym the repo names does too ("Come abilito CORS?"). Below
+    `MODEL_DOUBTS_ANOTHER_LANGUAGE` a prompt in another language with no sign of code is kept.
     When it is sure (`reading`, its probability, at least `MODEL_CONFIDENT`), a few
     everyday words some name contains are not enough: half of the words, and two at least, must name code
     (or a hit read like the prompt); two of a bug report's, or half of its last sentence's, and two of an
@@ -344,7 +347,7 @@ def gate(
     hit_names, memories = list(hit_names), text_stems(memory_texts)
     similar = max(vector_scores, default=None)
     hit_texts = list(hit_texts)
-    if route.off_topic == "translation" and searched and _material_in_code(text, hit_texts):
+    if route.off_topic == TRANSLATION and searched and _material_in_code(text, hit_texts):
         return GateVerdict(False, "translation cue, but the repo's code holds the text to translate")
     if route.off_topic in GENRE_CATEGORIES and not (searched and _repos_own_genre(route, text, hit_names)):
         matched = tuple(s for s in content_stems(text) if _names(s, memories))
@@ -399,7 +402,7 @@ def gate(
             f"like the prompt ({similar:.3f})",
         )
     if route.off_topic == EVERYDAY_SENSE:
-        return _everyday_sense(text, named_stems(hit_names) | memories, similar, sure)
+        return _everyday_sense(text, evidence, similar, sure)  # no hit text: its names and memories
     stems = _evidence_words(route, text, evidence, similar)
     matched = tuple(s for s in stems if _names(s, evidence))
     if not matched:
@@ -479,6 +482,8 @@ def _model_reads(text: str) -> bool:
     return _heard_as_code(text) and mostly_english(text)
 
 
+# Words that point at what is on screen, not back at the last answer ("is that better?", "what does it mean?").
+_ON_SCREEN = re.compile(r"\b(?:this|these|here|above|below)\b")
 _ACRONYM = re.compile(r"\b[A-Z]{3,}s?\b")
 
 
@@ -492,7 +497,11 @@ def _acronym_named(text: str, evidence: frozenset[str]) -> bool:
 def _certain_in_another_language(text: str, reading: float | None) -> bool:
     """Is the model certain (`MODEL_CERTAIN`) of a prompt not in English? Then it is heard as of an English
     one ("wie viele Tokens kannst du in einer Antwort maximal ausgeben?" 0.97), not after a greeting, which
-    sways the reading in any language."""
+    sways the reading in any language. The English embedder's doubt runs towards off-topic there, but seldom
+    this far: the routing sets' 95 code prompts not in English read 0.60 at most (63 of their 101 off-topic
+    ones at least 0.95); of a hostile review's 202 code questions in nine languages, 5 read 0.9 or more —
+    "Come abilito CORS?" 1.00, kept by its acronym (`_acronym_named`). A prompt with no content word in
+    another language is heard too ("почему так?"): as in English, there is nothing in it to look up."""
     return (
         reading is not None
         and reading >= MODEL_CERTAIN
@@ -547,7 +556,7 @@ def _repos_own_genre(route: Route, text: str, hit_names: list[str]) -> bool:
         return False
     cue_words = {s for match in cue_matches(route.off_topic, unquoted(text)) for s in content_stems(match)}
     cue_words -= _FRAME_STEMS  # "put … into German", "say it in French": the frame, not a writing word
-    if route.off_topic == "translation" and unquoted(text) != text:
+    if route.off_topic == TRANSLATION and unquoted(text) != text:
         # "put this error message into Italian: '…'": the material is quoted, the rest frames it. Without a
         # quote ("put the error messages into Spanish") what is asked may be the repo's own strings.
         cue_words = {s for s in cue_words if _TRANSLATING.match(s)}
@@ -562,22 +571,20 @@ _WORD = re.compile(r"[a-z0-9]+")
 
 
 def _material_in_code(text: str, hit_texts: list[str]) -> bool:
-    """Is what a translation asks for (after its colon, or quoted) the repo's own text? Then the user is
+    """Is what a translation asks for (`translation_material`) the repo's own text? Then the user is
     localising this code (a hostile review's: "translate the following messages to Chinese: Failed to lookup
-    view …" in express), not asking for a translation: `MATERIAL_SHINGLE` of its words in a row in a hit."""
-    colon = text.find(":")
-    material = " ".join([text[colon + 1 :] if colon >= 0 else "", *quoted_spans(text)]).lower()
-    words = _WORD.findall(material)
+    view …" in express), not asking for a translation: `MATERIAL_SHINGLE` of its words in a row, two of them
+    content words, in a hit's code (not in a comment line: an example quoted there is no string of the code)."""
+    words = _WORD.findall(translation_material(text))
     rows = {" ".join(words[i : i + MATERIAL_SHINGLE]) for i in range(len(words) - MATERIAL_SHINGLE + 1)}
     rows = {row for row in rows if len(content_stems(row)) >= 2}  # not "are going to be"
     if not rows:
         return False
-    code = [" ".join(_WORD.findall(_COMMENT_LINE.sub("", t.lower()))) for t in hit_texts]
-    return any(f" {row} " in f" {c} " for row in rows for c in code)
+    code = [f" {' '.join(_WORD.findall(_COMMENT_LINE.sub('', t.lower())))} " for t in hit_texts]
+    return any(f" {row} " in c for c in code for row in rows)
 
 
-# A line that is all comment: an example quoted there ("# 'your session has expired' …") is no string of the code.
-_COMMENT_LINE = re.compile(r"^[ \t]*(?:#|//|/?\*|--).*$", re.MULTILINE)
+_COMMENT_LINE = re.compile(r"^[ \t]*(?:#(?=\s|$)|//|/?\*|--).*$", re.MULTILINE)  # not #[error("…")], #define
 
 
 # A translation cue's own writing word ("translate", "traduire", "übersetzen", "perevodit'"), as a content stem
