@@ -177,14 +177,16 @@ MODEL_READS_CODE = 0.35
 # probe6-8, the rest unchanged. A false skip loses an answer; a missed skip costs the tokens of a block.
 MODEL_DOUBTS_NO_SIGN = 0.5
 # In a prompt not in English the words cannot name the repo's English code and the English embedder's doubt
-# runs towards off-topic, so the model is heard as doubting below 0.9. A hostile review (eleventh session)
-# wrote 202 code questions in nine other languages, many with no English word ("Wie füge ich einen
-# Unterbefehl hinzu?" 0.87, "¿Cómo le pido una contraseña al usuario?" 0.78): at 0.5, 36 of them skipped;
-# at 0.8, 16; at 0.9, 5. The routing sets' off-topic prompts in other languages read lower than English ones
-# ("Écris-moi un petit poème pour l'anniversaire de ma grand-mère" 0.86): at 0.9 the replay's skip accuracy
-# fell on probe10 0.887 → 0.832 and by 0.004–0.014 on probe4, 7, 8 and 9, no false skip either way. A false
-# skip loses an answer; a missed skip costs the tokens of a block.
-MODEL_DOUBTS_ANOTHER_LANGUAGE = 0.9
+# runs towards off-topic, so only a sure reading (`MODEL_OFF_TOPIC_SURE`) counts against a prompt with no sign
+# of code. A hostile review (eleventh session) wrote 202 code questions in nine other languages, many with no
+# English word ("Wie füge ich einen Unterbefehl hinzu?" 0.87, "¿Cómo le pido una contraseña al usuario?"
+# 0.78): at 0.5, 36 of them skipped; at 0.8, 16; at 0.9, 5. The routing sets' off-topic prompts in other
+# languages read lower than English ones too ("Écris-moi un petit poème pour l'anniversaire de ma grand-mère"
+# 0.83–0.86, "J'ai rendez-vous chez le dentiste demain" 0.85): at 0.9 the replay's skip accuracy fell on the
+# unseen probe10 0.887 → 0.831 with the shipped model, and on probe9 0.876 → 0.841 with a model fitted without
+# it; 0.8 keeps more than half of those skips. A false skip loses an answer; a missed skip costs the tokens
+# of a block.
+MODEL_DOUBTS_ANOTHER_LANGUAGE = MODEL_OFF_TOPIC_SURE
 # The search service embeds a long prompt's first 16 content words only: past this many words the top hit's
 # similarity says nothing about the question ("Ok so some context first: I spent the weekend … Anyway, where
 # do we validate the request body?"). The off-topic model reads such a prompt sentence by sentence and
