@@ -220,8 +220,9 @@ def with_model_cue(
     zones"), and `MODEL_OFF_TOPIC_POINTED` beside a code word and a pointing word ("lost the key to my bike lock, any
     trick to open it" reads 0.98; "is any of this thread-safe" 0.09). Left as the rules read them:
     - a prompt with no content word ("how come?", "which is better?") unless the model is certain
-      (`MODEL_CERTAIN`: "hmm I don't think that's right, try again"), or one the model did not read (a long
-      one in more parts than the search service reads: no reading);
+      (`MODEL_CERTAIN`: "hmm I don't think that's right, try again") and it points at nothing on screen
+      ("explain this"), or one the model did not read (a long one in more parts than the search service
+      reads: no reading);
     - a cue of its own, a follow-up, a skip, an architecture question ("give me the lay of the land");
     - an identifier, a path or code punctuation, or the repo named ("in this codebase", "our repo");
     - a greeting or thanks at the start (it sways the reading: "hello! how are you? why are refunds slow")
