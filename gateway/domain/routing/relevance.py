@@ -219,10 +219,9 @@ def with_model_cue(
     `MODEL_OFF_TOPIC_TEAM` when the team asks how or where it does something ("how do we deal with time
     zones"), and `MODEL_OFF_TOPIC_POINTED` beside a code word and a pointing word ("lost the key to my bike lock, any
     trick to open it" reads 0.98; "is any of this thread-safe" 0.09). Left as the rules read them:
-    - a prompt with no content word ("how come?", "which is better?") unless the model is certain
-      (`MODEL_CERTAIN`: "hmm I don't think that's right, try again") and it points at nothing on screen
-      ("explain this"), or one the model did not read (a long one in more parts than the search service
-      reads: no reading);
+    - a prompt with no content word ("how come?", "which is better?": two reviews read such follow-ups as
+      about the code, though they read 0.99), or one the model did not read (a long one in more parts than
+      the search service reads: no reading);
     - a cue of its own, a follow-up, a skip, an architecture question ("give me the lay of the land");
     - an identifier, a path or code punctuation, or the repo named ("in this codebase", "our repo");
     - a greeting or thanks at the start (it sways the reading: "hello! how are you? why are refunds slow")
@@ -243,16 +242,6 @@ def with_model_cue(
         return route
     if names_this_repo(text):  # "whats the weather like in this codebase": asked of the repo by name
         return route
-    if not content_stems(text) and mostly_english(text) and not opens_with_courtesy(text):
-        if _ON_SCREEN.search(lower(text)):  # "explain this", "is this right?": the code on screen
-            return route
-        # Nothing in it to look up ("hmm I don't think that's right, try again", "way too long. tl;dr?"): a
-        # search finds whatever its function words match, so a certain reading is the only evidence there
-        # is ("how does it know when it's done?" reads 0.12).
-        if off_topic < MODEL_CERTAIN:
-            return route
-        reason = f"model: off-topic {off_topic:.2f}, no content word"
-        return replace(route, off_topic=READS_OFF_TOPIC, reasons=(*route.reasons, reason))
     if not _model_reads(text) and not _certain_in_another_language(text, off_topic):
         return route
     code_word, pointing = has_strong_code_signal(text, seeds), points_back(text)
@@ -485,8 +474,6 @@ def _model_reads(text: str) -> bool:
     return _heard_as_code(text) and mostly_english(text)
 
 
-# Words that point at what is on screen, not back at the last answer ("is that better?", "what does it mean?").
-_ON_SCREEN = re.compile(r"\b(?:this|these|here|above|below)\b")
 _ACRONYM = re.compile(r"\b[A-Z]{3,}s?\b")
 
 
@@ -503,14 +490,24 @@ def _certain_in_another_language(text: str, reading: float | None) -> bool:
     sways the reading in any language. The English embedder's doubt runs towards off-topic there, but seldom
     this far: the routing sets' 95 code prompts not in English read 0.60 at most (63 of their 101 off-topic
     ones at least 0.95); of a hostile review's 202 code questions in nine languages, 5 read 0.9 or more —
-    "Come abilito CORS?" 1.00, kept by its acronym (`_acronym_named`). A prompt with no content word in
-    another language is heard too ("почему так?"): as in English, there is nothing in it to look up."""
+    "Come abilito CORS?" 1.00, kept by its acronym (`_acronym_named`). Not a follow-up with no content word,
+    as in English ("how come?" reads as Italian to `mostly_english`; "почему так?", "왜요?"): words in another
+    script are not content words to `content_stems`, so there it takes `OTHER_SCRIPT_LETTERS` letters
+    ("天気がいい日におすすめの散歩コースってありますか？")."""
     return (
         reading is not None
         and reading >= MODEL_CERTAIN
         and not mostly_english(text)
         and not opens_with_courtesy(text)
+        and (
+            bool(content_stems(text))
+            or sum(not c.isascii() and c.isalpha() for c in text) >= OTHER_SCRIPT_LETTERS
+        )
     )
+
+
+# Letters of another script (not ASCII) that make a prompt more than a follow-up ("почему так?" has 9).
+OTHER_SCRIPT_LETTERS = 10
 
 
 def _heard_as_code(text: str) -> bool:
