@@ -43,6 +43,15 @@ def test_status_reports_every_process_serving(suite: Suite) -> None:
     }
 
 
+def test_search_computes_on_one_blas_thread(suite: Suite) -> None:
+    """Many requests at once, each product small: BLAS threads would only spin (kit.service
+    `single_threaded_blas`). The search process loads numpy's OpenBLAS; it must run at one thread."""
+    started = next(
+        json.loads(line) for line in suite.service_log("search").splitlines() if '"service.started"' in line
+    )
+    assert started["blas_threads"] and set(started["blas_threads"]) == {1}
+
+
 def test_hook_returns_the_function_the_prompt_is_about(indexed: Suite) -> None:
     reply = indexed.post(
         "/hooks/prompt-context",

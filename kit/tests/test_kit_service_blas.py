@@ -1,0 +1,35 @@
+"""A service process holds its BLAS libraries to one thread (kit.service `single_threaded_blas`)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from tests.suite import ROOT
+
+PROBE = """
+import json, numpy
+from kit.service import blas_threads, single_threaded_blas
+before = blas_threads()
+single_threaded_blas()
+print(json.dumps({"before": before, "after": blas_threads()}))
+"""
+
+
+def test_single_threaded_blas_holds_numpy_to_one_thread() -> None:
+    # A child process with two BLAS threads allowed, so the limit has something to change, and this test
+    # process's own BLAS stays as it was.
+    env = {"OPENBLAS_NUM_THREADS": "2", "PATH": "/usr/bin:/bin"}
+    out = subprocess.run(
+        [sys.executable, "-c", PROBE],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    threads = json.loads(out.stdout)
+    assert threads["before"] == [2]
+    assert threads["after"] == [1]
