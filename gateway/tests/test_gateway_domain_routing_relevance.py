@@ -26,6 +26,7 @@ from gateway.domain.routing.relevance import (
     READS_OFF_TOPIC,
     SIMILAR,
     SIMILAR_FLOOR,
+    SURE_UNLIKE,
     gate,
     named_stems,
     skipped,
@@ -1262,13 +1263,40 @@ def test_an_everyday_sense_needs_two_other_named_words_when_the_model_is_sure() 
     assert route.off_topic == "a code word with an everyday sense", route
     names = ["Response.status", "src/http.py"]
     assert not gate(route, prompt, names, vector_scores=[0.1]).skip
-    sure = gate(route, prompt, names, vector_scores=[0.1], reading=MODEL_CONFIDENT)
-    assert sure.skip and "the model is sure" in sure.reason
+    unsure = MODEL_CONFIDENT - 0.01
+    assert not gate(route, prompt, names, vector_scores=[0.1], reading=unsure).skip
     two = [*names, "Message.send"]
-    assert not gate(route, prompt, two, vector_scores=[0.1], reading=MODEL_CERTAIN - 0.01).skip
-    assert gate(
-        route, prompt, two, vector_scores=[0.1], reading=MODEL_CERTAIN
-    ).skip  # certain: words are not enough
+    assert not gate(route, prompt, two, vector_scores=[0.1], reading=unsure).skip
+    # sure, and nothing found as like the prompt as code prompts' hits are (`SURE_UNLIKE`): words are not
+    # enough, however many some names contain
+    sure = gate(route, prompt, two, vector_scores=[0.1], reading=MODEL_CONFIDENT)
+    assert sure.skip and "the model is sure" in sure.reason, sure.reason
+
+
+def test_a_sure_reading_keeps_a_prompt_only_on_a_hit_that_reads_somewhat_like_it() -> None:
+    # Every word some name holds, but nothing found reads like the prompt and the model is sure: the two
+    # signals agree, and a big repo's names hold everyday words ("window", "close", "snap").
+    prompt = "the window in my bedroom won't close all the way since the cold snap, what could cause that"
+    names = ["Window.close", "src/bedroom.py", "Snapshot.cold", "Cause.way"]
+    route = _cued(prompt, 0.92)
+    assert route.off_topic in (NO_CODE, READS_OFF_TOPIC), route
+    unlike = [SURE_UNLIKE - 0.01]
+    verdict = gate(route, prompt, names, vector_scores=unlike, reading=MODEL_CONFIDENT)
+    assert verdict.skip and "the model is sure" in verdict.reason, verdict.reason
+    # unsure, a hit as like it as code prompts' hits are, no vectors, a memory, or a behaviour ask keep it
+    assert not gate(route, prompt, names, vector_scores=unlike, reading=MODEL_CONFIDENT - 0.01).skip
+    assert not gate(route, prompt, names, vector_scores=[SURE_UNLIKE], reading=MODEL_CONFIDENT).skip
+    assert not gate(route, prompt, names, reading=MODEL_CONFIDENT).skip
+    kept = gate(route, prompt, names, vector_scores=unlike, reading=0.92, memory_texts=["bedroom window"])
+    assert not kept.skip, kept.reason
+    ask = "what happens when the window closes in a cold snap"
+    assert not gate(_cued(ask, 0.92), ask, names, vector_scores=unlike, reading=MODEL_CONFIDENT).skip
+    # not beside small talk (one named word is enough there), nor after an opening greeting
+    chat = "I'm so tired today. why does the window close?"
+    cued = classify(chat) if classify(chat).off_topic else _cued(chat, 0.92)
+    assert "the model is sure" not in gate(cued, chat, names, vector_scores=unlike, reading=0.92).reason
+    greeting = "hey! " + prompt
+    assert not gate(route, greeting, names, vector_scores=unlike, reading=0.92).skip
 
 
 def test_a_sure_reading_needs_two_named_words_even_in_a_short_prompt() -> None:
