@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 
@@ -31,5 +32,6 @@ def test_single_threaded_blas_holds_numpy_to_one_thread() -> None:
         check=True,
     )
     threads = json.loads(out.stdout)
-    assert threads["before"] == [2]
-    assert threads["after"] == [1]
+    if (os.cpu_count() or 1) >= 2:  # OpenBLAS takes no more threads than the machine has cores
+        assert threads["before"] == [2]
+    assert threads["before"] and threads["after"] == [1] * len(threads["before"])
