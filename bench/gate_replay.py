@@ -56,7 +56,12 @@ def decide(engine: SearchEngine, pipeline: Pipeline, corpus: str, text: str) -> 
         for h in found.hits
     )
     request = Request(RepoInfo(corpus, "", ""), route, clean, 0)
-    evidence = Evidence(search=hits, seeds=_seeds(engine, corpus, route), off_topic_reading=found.off_topic)
+    evidence = Evidence(
+        search=hits,
+        seeds=_seeds(engine, corpus, route),
+        off_topic_reading=found.off_topic,
+        search_partial=found.partial,
+    )
     verdict = pipeline.relevance_gate(request, evidence, INDEXED)
     why = {"p": found.off_topic, "cue": route.off_topic, "reason": verdict.reason if verdict else ""}
     return ("skip" if verdict is not None and verdict.skip else route.name.value), why

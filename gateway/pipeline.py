@@ -126,6 +126,7 @@ class Evidence:
     communities: Communities | None = None
     degraded: frozenset[str] = frozenset()
     off_topic_reading: float | None = None  # search's model: how likely the prompt is not about code
+    search_partial: bool = False  # search's vectors were incomplete (`SearchResults.partial`)
 
 
 @dataclass(frozen=True)
@@ -228,6 +229,7 @@ class Pipeline:
         return Evidence(
             search=tuple(search[0].hits) if search[0] else (),
             off_topic_reading=search[0].off_topic if search[0] else None,
+            search_partial=bool(search[0] and search[0].partial),
             seeds=named[0],
             graph=named[1],
             memories=memories[0],
@@ -316,7 +318,8 @@ class Pipeline:
         # What people wrote about this repo (rules, facts, episodes); a working memory only lists where
         # recent prompts led, and its path words would vouch for any later prompt that shares one.
         memories = [f"{m.name}\n{m.body}" for m in evidence.memories if m.memory_class != WORKING]
-        similar = [h.vector_score for h in named if h.vector_rank]  # none while vectors are backfilling
+        # No similarity while the repo's vectors are incomplete: the chunk most like the prompt may have none yet.
+        similar = [] if evidence.search_partial else [h.vector_score for h in named if h.vector_rank]
         texts = [h.chunk.content for h in named]
         return gate(
             route, request.text, names, searched, texts, memories, similar, evidence.off_topic_reading

@@ -63,6 +63,9 @@ class SearchResults:
     # How likely the prompt is not about a codebase at all (0..1, the search service's model over its
     # query vector); None when it has none for its embedder or computed no vector.
     off_topic: float | None = None
+    # The vector side was incomplete (the repo's vectors still backfilling, the vector store failed or is
+    # absent): the hits' similarities are not the repo's best, so they are no evidence a prompt is unlike it.
+    partial: bool = False
 
 
 @dataclass(frozen=True)

@@ -75,7 +75,9 @@ class GrpcSearch(ServiceClient):
             )
             for hit in reply.hits
         ]
-        return SearchResults(hits, reply.off_topic if reply.HasField("off_topic") else None)
+        return SearchResults(
+            hits, reply.off_topic if reply.HasField("off_topic") else None, partial=reply.partial
+        )
 
     async def find_symbols(self, repo: str, name: str, limit: int, timeout: float) -> list[Chunk]:
         request = search_pb2.FindSymbolsRequest(

@@ -69,6 +69,9 @@ class World:
     status: IndexStatus = field(default_factory=IndexStatus)
     # query → how likely search's model reads it as off-topic (none for any other query)
     off_topic: dict[str, float] = field(default_factory=dict)
+    # chunk id → its cosine to any query (a vector hit); none: keyword hits only
+    similarity: dict[str, float] = field(default_factory=dict)
+    partial: bool = False  # search reports its vectors incomplete (backfilling)
 
     def add(self, *chunks: Chunk) -> None:
         for chunk in chunks:
@@ -96,8 +99,17 @@ class FakeSearch(_Fake):
         world, ids = self.owner.world, []
         for word in query.lower().replace("?", " ").split():
             ids += [i for i in world.search_index.get(word, []) if i not in ids]
-        hits = [SearchHit(world.chunks[i], 1.0 / (rank + 1), rank + 1) for rank, i in enumerate(ids[:limit])]
-        return SearchResults(hits, world.off_topic.get(query))
+        hits = [
+            SearchHit(
+                world.chunks[i],
+                1.0 / (rank + 1),
+                rank + 1,
+                vector_rank=rank + 1 if i in world.similarity else 0,
+                vector_score=world.similarity.get(i, 0.0),
+            )
+            for rank, i in enumerate(ids[:limit])
+        ]
+        return SearchResults(hits, world.off_topic.get(query), partial=world.partial)
 
     async def find_symbols(self, repo: str, name: str, limit: int, timeout: float) -> list[Chunk]:
         await self._enter("find_symbols")

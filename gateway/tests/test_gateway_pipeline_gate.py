@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from gateway.domain.assembly import MemoryItem
-from gateway.domain.routing.relevance import MODEL_CONFIDENT, MODEL_OFF_TOPIC_POINTED
+from gateway.domain.routing.relevance import MODEL_CONFIDENT, MODEL_OFF_TOPIC_POINTED, SIMILAR_WHEN_SURE
 from gateway.ports import IndexStatus
 from gateway.tests.fakes import FakeBackends, make_chunk
 from gateway.tests.test_gateway_context_status import refreshed
@@ -177,6 +177,23 @@ async def test_a_name_in_a_search_hits_text_is_held_by_the_repo() -> None:
     assert result.route != "skip" and "gate" not in result.signals, result.signals
 
 
+async def test_a_sure_reading_and_an_unlike_search_skip_only_once_the_repos_vectors_are_complete() -> None:
+    world = shop()
+    snap = make_chunk("close_window_snapshot", "src/bedroom/window.py", 1)  # every word some name holds
+    world.add(snap)
+    world.search_index["window"] = [snap.id]
+    world.similarity[snap.id] = SIMILAR_WHEN_SURE - 0.05  # but it reads little like the prompt
+    backends = FakeBackends(world)
+    prompt = "the window in my bedroom won't close since the cold snap, what could cause that"
+    backends.world.off_topic[prompt] = MODEL_CONFIDENT
+    backends.world.partial = True  # vectors backfilling: the chunk most like it may have none yet
+    kept = await build(service(backends), prompt)
+    assert kept.route != "skip", kept.signals
+    backends.world.partial = False
+    skipped = await build(service(backends), prompt)
+    assert skipped.route == "skip" and "nothing found reads like the prompt" in skipped.signals["gate"]
+
+
 async def test_the_search_adapter_passes_the_models_reading_only_when_search_sent_one() -> None:
     from gateway.adapters.grpc_backends import GrpcSearch
     from reporecall.search.v1 import search_pb2
@@ -196,7 +213,9 @@ async def test_the_search_adapter_passes_the_models_reading_only_when_search_sen
     ):
         search.call = Reply(reply)  # type: ignore[method-assign]
         found = await search.search("repo", "q", 10, 1.0)
-        assert found.hits == [] and found.off_topic == expected
+        assert found.hits == [] and found.off_topic == expected and not found.partial
+    search.call = Reply(search_pb2.SearchResponse(partial=True))  # type: ignore[method-assign]
+    assert (await search.search("repo", "q", 10, 1.0)).partial  # vectors incomplete: said so
 
 
 async def test_the_search_api_answer_leaves_the_models_reading_out() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import subprocess
+import tomllib
 from typing import Any
 
 import pytest
@@ -210,3 +211,22 @@ def test_the_lock_pins_every_package_by_hash_and_make_installs_with_them() -> No
     makefile = (ROOT / "Makefile").read_text()
     assert "pip install --quiet --require-hashes -r requirements.lock" in makefile
     assert "-c requirements.lock" not in makefile
+
+
+def test_every_pinned_dependency_is_in_the_locks_input_and_in_the_lock() -> None:
+    """pyproject's pins, requirements.in (the lock's input) and requirements.lock agree: a pin added to one
+    alone would be dropped the next time the lock is compiled, or never installed."""
+
+    def normal(pin: str) -> str:  # PEP 503 names ("prometheus_client" is "prometheus-client"), no extras
+        name, _, version = pin.partition("==")
+        return f"{re.sub(r'[-_.]+', '-', name.split('[')[0]).lower()}=={version}"
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    declared = [*project["dependencies"], *project["optional-dependencies"]["dev"]]
+    lock_input = {
+        normal(line) for line in (ROOT / "requirements.in").read_text().splitlines() if "==" in line
+    }
+    lock = {normal(m) for m in re.findall(r"^(\S+==\S+) \\$", (ROOT / "requirements.lock").read_text(), re.M)}
+    for pin in map(normal, declared):
+        assert pin in lock_input, f"{pin}: not in requirements.in"
+        assert pin in lock, f"{pin}: not pinned by hash in requirements.lock"

@@ -47,8 +47,9 @@ def test_search_computes_on_one_blas_thread(suite: Suite) -> None:
     """Many requests at once, each product small: BLAS threads would only spin (kit.service
     `single_threaded_blas`). The search process loads numpy's OpenBLAS; it must run at one thread."""
     started = next(
-        json.loads(line) for line in suite.service_log("search").splitlines() if '"service.started"' in line
+        (json.loads(x) for x in suite.service_log("search").splitlines() if '"service.started"' in x), None
     )
+    assert started is not None, suite.service_log("search")
     assert started["blas_threads"] and set(started["blas_threads"]) == {1}
 
 

@@ -149,14 +149,18 @@ MODEL_CONFIDENT = 0.9
 MODEL_CERTAIN = 0.95
 # ...and a sure reading (`MODEL_CONFIDENT`) does so on a hit at least this similar (cosine of the top hits'):
 # the two signals agree, and no count of named words outweighs them (a big repo names "window", "close" and
-# "snap"). Measured (twelfth session, 2026-12-07) on every prompt × corpus pair of the sets and of the
-# eleventh session's review (217 prompts about code written to trip the gate), read by a model fitted without
-# probe10 and probe11: no prompt of the sets labelled code read 0.9 or more (the highest, "translate this loop
-# into a list comprehension", 0.88); a quarter of the code prompts' top hits lie below 0.34, so similarity alone
-# says little. In the replay the rule gained probe10 +0.005, probe5 +0.012, probe, probe3 and probe4 +0.002–0.003,
-# the rest equal, no false skip, and the review's prompts were skipped as before (bench/README "Twelfth session").
-# Not beside small talk or a language named, nor in a behaviour ask (their own exemptions below).
-SURE_UNLIKE = 0.3
+# "snap"). Below `SIMILAR_FLOOR` a short prompt's named words kept nothing already; this adds a long prompt
+# (whose reading is its most code-like part's), an everyday-sense cue and the band up to 0.3. Measured
+# (twelfth session, 2026-12-07) on every prompt × corpus pair of the sets and of the eleventh session's review
+# (217 prompts about code written to trip the gate), read by a model fitted without probe10 and probe11: no
+# prompt of the sets labelled code read 0.9 or more (the highest, "translate this loop into a list
+# comprehension", 0.88); a quarter of the code prompts' top hits lie below 0.34, so similarity alone says
+# little. In the replay the rule gained probe10 +0.005, probe5 +0.012, probe, probe3 and probe4 +0.002–0.003,
+# the rest equal, no false skip; the review's prompts, and 150 chatty English questions about five corpora's
+# code a hostile helper wrote for this rule, were skipped as before (none of the 150). Not beside small talk or
+# a language named, nor in a behaviour ask (their own exemptions below), nor while the repo's vectors are
+# incomplete (the pipeline passes no similarity then: `SearchResults.partial`).
+SIMILAR_WHEN_SURE = 0.3
 # ...and in a behaviour ask that is the whole prompt ("how does dijkstra's shortest path algorithm work, step by
 # step" reads 1.00 held out; a repo's own "how does debouncing work step by step" 0.70, "how does raft consensus
 # work step by step" 0.986 by a review's measure: a repo implementing raft may ask it so).
@@ -331,7 +335,7 @@ def gate(
     When the off-topic model reads the prompt as code (`MODEL_READS_CODE`), one word the repo names keeps it; a
     prompt with no sign of code is kept when the model reads it as code more likely than not.
     When the off-topic model is certain (`MODEL_CERTAIN`), or sure (`MODEL_CONFIDENT`) beside hits that read
-    less like it than `SURE_UNLIKE`, the prompt's words keep nothing: a hit that reads
+    less like it than `SIMILAR_WHEN_SURE`, the prompt's words keep nothing: a hit that reads
     like it, a memory or the lack of vectors to judge by does (not beside small talk or in a behaviour ask);
     in another language an acronym the repo names does too ("Come abilito CORS?"). Below
     `MODEL_DOUBTS_ANOTHER_LANGUAGE` a prompt in another language with no sign of code is kept.
@@ -389,12 +393,14 @@ def gate(
         and route.off_topic not in ONE_WORD_ENOUGH
         and (not behaviour or _one_question(text))
     )
-    unlike = similar is not None and similar < SIMILAR
-    # A sure reading beside a search that found nothing much like the prompt: two signals that agree.
+    certainly_unlike = certain and similar is not None and similar < SIMILAR
+    # A sure reading beside a search that found nothing much like the prompt: two signals that agree. A long
+    # prompt's reading is its most code-like part's, so a sure one is sure of every part, though the hits'
+    # similarity is of its head only (with `_read_whole` required the rule gained nothing on the sets).
     surely_unlike = (
         sure
         and similar is not None
-        and similar < SURE_UNLIKE
+        and similar < SIMILAR_WHEN_SURE
         and route.off_topic not in ONE_WORD_ENOUGH
         and not behaviour
     )
@@ -402,11 +408,11 @@ def gate(
     if route.off_topic in _NO_SIGN:
         evidence |= text_stems(hit_texts)
     if (
-        (certain and unlike or surely_unlike)
+        (certainly_unlike or surely_unlike)
         and not any(_names(s, memories) for s in content_stems(text))
         and (mostly_english(text) or not _acronym_named(text, evidence))
     ):
-        how = "certain" if certain and unlike else "sure"
+        how = "certain" if certainly_unlike else "sure"
         return GateVerdict(
             True,
             f"{route.off_topic} cue, the model is {how} ({reading:.2f}) and nothing found reads "
