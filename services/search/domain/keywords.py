@@ -40,6 +40,7 @@ _TEST_WORDS = frozenset(
     {"test", "tests", "testing", "spec", "specs", "unittest", "pytest", "fixture", "fixtures"}
 )
 _DOC_WORDS = frozenset({"doc", "docs", "documentation", "readme", "guide", "markdown", "changelog"})
+_EXAMPLE_WORDS = frozenset({"example", "examples", "sample", "samples", "demo", "demos"})
 _DOC_LANGUAGES = frozenset({"markdown", "md", "rst", "text", "txt", "asciidoc", "org"})
 _NON_WORD = re.compile(r"[_$]+")
 
@@ -95,6 +96,10 @@ def asks_for_tests(query: str) -> bool:
 
 def asks_for_docs(query: str) -> bool:
     return any(w in _DOC_WORDS for w in words(query))
+
+
+def asks_for_examples(query: str) -> bool:
+    return any(w in _EXAMPLE_WORDS for w in words(query))
 
 
 def is_doc_chunk(chunk: Chunk) -> bool:

@@ -8,6 +8,7 @@ from kit.domain import ChunkKind
 from services.search.domain.ranking import (
     DECLARATION_PENALTY,
     DOC_PENALTY,
+    EXAMPLE_PENALTY,
     RESIDUE_PENALTY,
     WANTED_BOOST,
     QueryIntent,
@@ -26,6 +27,20 @@ def test_the_implementation_outranks_its_type_declaration() -> None:
         adjustment(impl, CODE_QUESTION) * DECLARATION_PENALTY
     )
     assert adjustment(stub, CODE_QUESTION) < adjustment(impl, CODE_QUESTION)
+
+
+def test_the_library_outranks_an_example_program_unless_an_example_is_asked_for() -> None:
+    impl = chunk("Recoverer", "middleware/recoverer.go", language="go")
+    for path in ("_examples/logging/main.go", "examples/visit.rs", "doc/en/example/simple.py", "demo/app.js"):
+        example = chunk("Recoverer", path, language="go")
+        assert adjustment(example, CODE_QUESTION) == pytest.approx(
+            adjustment(impl, CODE_QUESTION) * EXAMPLE_PENALTY
+        ), path
+        asked = QueryIntent.of("is there an example that enforces the request body limit")
+        assert adjustment(example, asked) == pytest.approx(adjustment(impl, asked)), path
+    # a file named like an example is the library's own code ("example.py" in a templating library)
+    named = chunk("render", "src/example.py")
+    assert adjustment(named, CODE_QUESTION) == adjustment(chunk("render", "src/render.py"), CODE_QUESTION)
 
 
 def test_a_definition_outranks_module_level_residue_and_whole_files() -> None:
