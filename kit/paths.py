@@ -63,19 +63,6 @@ def tests_folder_index(parts: list[str]) -> int | None:
     return next((i for i, part in enumerate(parts[:-1]) if part.lower() in TEST_DIRS), None)
 
 
-# Folders of example programs (`examples/`, Go's `_examples/`, `samples/`, `demo/`): code that uses the
-# library, calling what a question about the library asks for rather than doing it.
-EXAMPLE_DIRS: frozenset[str] = frozenset(
-    {"example", "examples", "_examples", "sample", "samples", "demo", "demos"}
-)
-
-
-def is_example_path(path: str) -> bool:
-    """True for a file under an examples folder (`examples/visit.rs`, `_examples/logging/main.go`,
-    `doc/en/example/simple.py`); the file's own name does not count."""
-    return any(part.lower() in EXAMPLE_DIRS for part in path.replace("\\", "/").split("/")[:-1])
-
-
 # Files that declare types without bodies: TypeScript declaration files and Python stubs.
 DECLARATION_SUFFIXES = (".d.ts", ".d.mts", ".d.cts", ".pyi")
 

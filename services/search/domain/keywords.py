@@ -102,6 +102,18 @@ def asks_for_examples(query: str) -> bool:
     return any(w in _EXAMPLE_WORDS for w in words(query))
 
 
+# Folders of example programs (`examples/`, Go's `_examples/`, `samples/`, `demo/`): code that uses the
+# library, calling what a question about the library asks for rather than doing it. (Here, not in kit.paths:
+# that module is part of the indexer's parser fingerprint, and this rule changes no chunk.)
+EXAMPLE_DIRS = frozenset({"example", "examples", "_examples", "sample", "samples", "demo", "demos"})
+
+
+def is_example_path(path: str) -> bool:
+    """True for a file under an examples folder (`examples/visit.rs`, `_examples/logging/main.go`,
+    `doc/en/example/simple.py`); the file's own name does not count."""
+    return any(part.lower() in EXAMPLE_DIRS for part in path.replace("\\", "/").split("/")[:-1])
+
+
 def is_doc_chunk(chunk: Chunk) -> bool:
     return chunk.language.lower() in _DOC_LANGUAGES or chunk.path.lower().endswith(
         (".md", ".rst", ".txt", ".adoc")

@@ -12,12 +12,13 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from kit.domain import Chunk, ChunkKind
-from kit.paths import is_declaration_path, is_example_path
+from kit.paths import is_declaration_path
 from kit.text import identifier_tokens, split_identifier
 from services.search.domain.keywords import (
     asks_for_docs,
     asks_for_examples,
     is_doc_chunk,
+    is_example_path,
     normalise,
     test_words,
     words,
@@ -47,7 +48,7 @@ SUBJECT_TEST_WORD = "test"
 # definition that implements what a code question asks about is the common miss.
 DOC_PENALTY = 0.4
 DECLARATION_PENALTY = 0.5
-# An example program (`examples/`, `_examples/`: kit.paths `is_example_path`) calls what a question about the
+# An example program (`examples/`, `_examples/`: keywords.is_example_path) calls what a question about the
 # library asks for; the library's code does it. Measured in process (twelfth session, 2026-12-07, hybrid on the
 # ten-corpus store): of the 1,190 answered blind probes, 43 had an example file above the answer file and 215 one
 # in their top ten; at ×0.5 probe file MRR@10 0.707 → 0.711 (chi +0.014, click +0.010, pytest +0.010), corpus

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from kit.domain import ChunkKind
+from services.search.domain.keywords import is_example_path
 from services.search.domain.ranking import (
     DECLARATION_PENALTY,
     DOC_PENALTY,
@@ -55,3 +56,20 @@ def test_a_docs_page_is_held_down_for_code_questions_and_wanted_when_docs_are_as
     page = chunk("docs/Reference/Core.md", "docs/Reference/Core.md", kind=ChunkKind.FILE, language="markdown")
     assert adjustment(page, CODE_QUESTION) == pytest.approx(DOC_PENALTY)  # no residue penalty on top
     assert adjustment(page, QueryIntent.of("docs for the body limit")) == pytest.approx(WANTED_BOOST)
+
+
+@pytest.mark.parametrize(
+    ("path", "example"),
+    [
+        ("examples/visit.rs", True),
+        ("_examples/logging/main.go", True),
+        ("doc/en/example/assertion/failure_demo.py", True),
+        ("Samples/Console/Program.cs", True),
+        ("demo/app.js", True),
+        ("src/example.py", False),  # a file's own name: the library's code ("example" is its subject)
+        ("src/examples_util.py", False),
+        ("lib/router/index.js", False),
+    ],
+)
+def test_example_programs_are_files_under_an_examples_folder(path: str, example: bool) -> None:
+    assert is_example_path(path) is example
