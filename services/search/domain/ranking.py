@@ -185,6 +185,7 @@ class _NameFeatures:
     path: str
     stem: str
     stem_words: frozenset[str]
+    example: bool  # under an examples folder (`is_example_path`)
 
 
 @lru_cache(maxsize=65_536)
@@ -198,6 +199,7 @@ def _features(name: str, qualified_name: str, path: str) -> _NameFeatures:
         path=path.lower(),
         stem=normalise(stem),
         stem_words=frozenset(normalise(w) for w in split_identifier(stem)),
+        example=is_example_path(path),
     )
 
 
@@ -205,6 +207,7 @@ def adjustment(chunk: Chunk, intent: QueryIntent) -> float:
     """Multiplier for a chunk given the query: name/path matches up; tests, docs, type declarations, example
     programs, module-level residue, declaration stubs and very long chunks down."""
     factor = 1.0
+    f = _features(chunk.name, chunk.qualified_name, chunk.path)
     if chunk.is_test:
         factor *= WANTED_BOOST if intent.wants_tests else TEST_PENALTY
     if is_doc_chunk(chunk):
@@ -212,14 +215,13 @@ def adjustment(chunk: Chunk, intent: QueryIntent) -> float:
     else:
         if is_declaration_path(chunk.path):
             factor *= DECLARATION_PENALTY  # the implementation answers; its declared type only restates it
-        if is_example_path(chunk.path) and not intent.wants_examples:
+        if f.example and not intent.wants_examples:
             factor *= EXAMPLE_PENALTY
         if chunk.kind in (ChunkKind.FILE, ChunkKind.MODULE):
             factor *= RESIDUE_PENALTY  # code between definitions, or a whole file: a definition is sharper
     lines = max(1, chunk.end_line - chunk.start_line + 1)
     if lines > LONG_CHUNK_LINES:
         factor *= max(LONG_CHUNK_FLOOR, (LONG_CHUNK_LINES / lines) ** 0.5)
-    f = _features(chunk.name, chunk.qualified_name, chunk.path)
     if f.name and (f.name in intent.identifiers or f.qualified in intent.identifiers):
         factor *= EXACT_NAME_BOOST
     elif intent.words == {f.name}:
