@@ -13,7 +13,7 @@ training prompts' header says theirs):
   ("yes", "continue": those are about the conversation's last turn, not off-topic);
 - code (0): every other prompt — the shared sets' code prompts and their per-corpus folders, the corpus
   sets, the bug-fix commit sets, the router's labelled code prompts;
-- both: `tools/off_topic_prompts*.yaml`, 5,420 prompts written for training only (hard cases on both sides:
+- both: `tools/off_topic_prompts*.yaml`, 6,260 prompts written for training only (hard cases on both sides:
   "that was too long" / "who calls that", "the server at the café" / "the server hangs on upload").
 Each distinct text (lower-cased, spaces collapsed, sanitised as the gateway sanitises prompts) is counted
 once, in the first group that has it, so a text in two files never sits on both sides of a split. A routing
