@@ -1459,6 +1459,21 @@ def test_tldr_is_chat_shorthand_not_code_punctuation() -> None:
     assert has_hard_code_signal("why does it stop after x = 1; y = 2")
 
 
+def test_a_dollar_amount_is_money_not_a_variable() -> None:
+    from gateway.domain.routing.cues import has_hard_code_signal
+
+    money = "how does compound interest actually work, give me an example with $1000 at 5%"
+    assert not has_hard_code_signal(money)
+    assert classify(money).off_topic == "no sign of code"  # judged by the gate, as prose is
+    assert not has_hard_code_signal("it costs $5.99 a month, worth it?")
+    assert not has_hard_code_signal("we paid $1,200 for the licence")
+    for code in ("why is $HOME empty in the hook", "echo ${name} prints nothing", "x = $1,000"):
+        assert has_hard_code_signal(code), code
+    # in quoted material a placeholder is code, an amount is the text to translate
+    assert classify('translate: "The total is $10"').off_topic == "translation"
+    assert not classify('translate: "Hello $name"').off_topic
+
+
 @pytest.mark.parametrize(
     "prompt",
     [

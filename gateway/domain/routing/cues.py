@@ -267,8 +267,11 @@ def names_this_repo(text: str) -> bool:
 
 _DEFINITE_TOPIC = re.compile(rf"\b(?:the|this|{_THAT}|these|those|our)\s+(?:[\w'-]+\s+)?(?:{_TOPIC_WORDS})\b")
 # Notation in prose that only looks like code: big-O is mathematics, not a call ("why is quicksort O(n^2) in
-# the worst case"), and "tl;dr" is chat.
-_PROSE_NOTATION = re.compile(r"\b[OΘΩo]\((?:[\w^*+\s·.-]|log|\(\w+\))*\)|\btl;\s?dr\b", re.IGNORECASE)
+# the worst case"), "tl;dr" is chat, and a dollar amount is money, not a `$var` ("how does compound interest
+# work, with $1000 at 5%": a fresh set of English off-topic prompts, thirteenth session).
+_PROSE_NOTATION = re.compile(
+    r"\b[OΘΩo]\((?:[\w^*+\s·.-]|log|\(\w+\))*\)|\btl;\s?dr\b|(?<![\w$])\$\d[\d,]*(?:\.\d+)?\b", re.IGNORECASE
+)
 # "where/how (do) we <verb>": the team asking about its own code ("where we validate the input"),
 # not about the exchange ("where were we", "how are we doing", "how long have we been talking").
 _TEAM_ASKS = re.compile(
@@ -428,7 +431,7 @@ _PIECE_TOPIC = re.compile(
 )
 # Code punctuation that quoted material keeps: prose inside quotes has parentheses and full stops
 # ('translate "Permission denied (publickey)."'), markup and placeholders are code ("<b>{name}</b>").
-_QUOTED_CODE_PUNCTUATION = re.compile(r"[{}\[\]<>`=]|=>|::|->|\$\w")
+_QUOTED_CODE_PUNCTUATION = re.compile(r"[{}\[\]<>`=]|=>|::|->|\$[^\W\d]")  # "$name", not "$10"
 
 
 def _without_topic(lowered: str, cue_end: int) -> str:
