@@ -1467,11 +1467,42 @@ def test_a_dollar_amount_is_money_not_a_variable() -> None:
     assert classify(money).off_topic == "no sign of code"  # judged by the gate, as prose is
     assert not has_hard_code_signal("it costs $5.99 a month, worth it?")
     assert not has_hard_code_signal("we paid $1,200 for the licence")
-    for code in ("why is $HOME empty in the hook", "echo ${name} prints nothing", "x = $1,000"):
+    for code in (
+        "why is $HOME empty in the hook",
+        "echo ${name} prints nothing",
+        "x = $1,000",
+        # one digit is a shell argument, a regex group or a SQL bind parameter (a review's)
+        "why is $1 empty when I call the script from cron",
+        "what does $0 return when the script is sourced",
+        "postgres error: there is no parameter $1",
+        "sum $3 for all rows where $1 matches the user id",
+    ):
         assert has_hard_code_signal(code), code
+        assert not classify(code).off_topic, code
     # in quoted material a placeholder is code, an amount is the text to translate
     assert classify('translate: "The total is $10"').off_topic == "translation"
+    assert classify('translate: "It costs $1,000."').off_topic == "translation"
     assert not classify('translate: "Hello $name"').off_topic
+    assert not classify('translate to french: "You have $1 new messages"').off_topic
+
+
+def test_big_o_notation_is_read_in_linear_time() -> None:
+    """An unclosed "O(" before many words holding "log" once backtracked exponentially (a review's: ~2 s at 20
+    words, doubling every word or so): any user's prompt could stall the gateway."""
+    from gateway.domain.routing.cues import has_hard_code_signal
+
+    def seconds(words: int) -> float:
+        prompt = "why is the lookup O(n but logging " + "catalog " * words + "entries slow?"
+        started = time.perf_counter()
+        has_hard_code_signal(prompt)
+        return time.perf_counter() - started
+
+    seconds(8)  # warm up the pattern cache
+    base = min(seconds(8) for _ in range(3))
+    # exponential growth from 8 to 24 words would be thousands of times; linear is ~3×
+    assert min(seconds(24) for _ in range(3)) < 50 * base + 0.01
+    assert has_hard_code_signal("why is quicksort O(n log n) here but parse() slow")
+    assert not has_hard_code_signal("why is quicksort O(n log n) on average")
 
 
 @pytest.mark.parametrize(

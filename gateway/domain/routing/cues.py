@@ -267,11 +267,13 @@ def names_this_repo(text: str) -> bool:
 
 _DEFINITE_TOPIC = re.compile(rf"\b(?:the|this|{_THAT}|these|those|our)\s+(?:[\w'-]+\s+)?(?:{_TOPIC_WORDS})\b")
 # Notation in prose that only looks like code: big-O is mathematics, not a call ("why is quicksort O(n^2) in
-# the worst case"), "tl;dr" is chat, and a dollar amount is money, not a `$var` ("how does compound interest
-# work, with $1000 at 5%": a fresh set of English off-topic prompts, thirteenth session).
-_PROSE_NOTATION = re.compile(
-    r"\b[OΘΩo]\((?:[\w^*+\s·.-]|log|\(\w+\))*\)|\btl;\s?dr\b|(?<![\w$])\$\d[\d,]*(?:\.\d+)?\b", re.IGNORECASE
-)
+# the worst case"; `log` needs no alternative of its own: `\w` reads it, and the two together backtracked
+# exponentially on an unclosed "O(" before many words holding "log"), "tl;dr" is chat, and an amount of money
+# is not a `$var` ("how does compound interest work, with $1000 at 5%": a fresh set of English off-topic
+# prompts, thirteenth session). Money is written with two digits or more, a decimal part or a thousands
+# separator; `$1`, `$0`, `$9` stay code (a shell argument, a regex group, a SQL bind parameter).
+_MONEY = r"(?<![\w$])\$(?:\d[\d,]*\.\d+|\d{1,3}(?:,\d{3})+|\d{2,})\b"
+_PROSE_NOTATION = re.compile(rf"\b[OΘΩo]\((?:[\w^*+\s·.-]|\(\w+\))*\)|\btl;\s?dr\b|{_MONEY}", re.IGNORECASE)
 # "where/how (do) we <verb>": the team asking about its own code ("where we validate the input"),
 # not about the exchange ("where were we", "how are we doing", "how long have we been talking").
 _TEAM_ASKS = re.compile(
@@ -431,7 +433,8 @@ _PIECE_TOPIC = re.compile(
 )
 # Code punctuation that quoted material keeps: prose inside quotes has parentheses and full stops
 # ('translate "Permission denied (publickey)."'), markup and placeholders are code ("<b>{name}</b>").
-_QUOTED_CODE_PUNCTUATION = re.compile(r"[{}\[\]<>`=]|=>|::|->|\$[^\W\d]")  # "$name", not "$10"
+# A placeholder is code ("$name", "$1"), an amount is not ("$10", "$1,000").
+_QUOTED_CODE_PUNCTUATION = re.compile(r"[{}\[\]<>`=]|=>|::|->|\$(?:[^\W\d]|\d(?![\d,.]*\d))")
 
 
 def _without_topic(lowered: str, cue_end: int) -> str:
