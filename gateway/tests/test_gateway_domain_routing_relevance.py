@@ -1433,6 +1433,14 @@ def test_a_name_held_in_another_form_is_known(prompt: str, held: tuple[str, str,
     assert unknown_names(route, [("Other", "src/other.py", "")]) == frozenset(route.symbol_seeds), prompt
 
 
+def _read_as_code(prompt: str) -> None:
+    """The prompt carries code punctuation, so the router reads it as code: no off-topic cue."""
+    from gateway.domain.routing.cues import has_hard_code_signal
+
+    assert has_hard_code_signal(prompt), prompt
+    assert not classify(prompt).off_topic, prompt
+
+
 def test_a_number_written_as_code_is_code_punctuation() -> None:
     from gateway.domain.routing.cues import has_hard_code_signal
 
@@ -1445,8 +1453,7 @@ def test_a_number_written_as_code_is_code_punctuation() -> None:
         "1_000n overflows",
         "0xffu8 is rejected",
     ):
-        assert has_hard_code_signal(code), code
-        assert not classify(code).off_topic, code
+        _read_as_code(code)
     for prose in ("the 0x prefix, what does it mean", "born in 1990", "box 0xford"):
         assert not has_hard_code_signal(prose), prose
 
@@ -1477,8 +1484,7 @@ def test_a_dollar_amount_is_money_not_a_variable() -> None:
         "postgres error: there is no parameter $1",
         "sum $3 for all rows where $1 matches the user id",
     ):
-        assert has_hard_code_signal(code), code
-        assert not classify(code).off_topic, code
+        _read_as_code(code)
     # in quoted material a placeholder is code, an amount is the text to translate
     assert classify('translate: "The total is $10"').off_topic == "translation"
     assert classify('translate: "It costs $1,000."').off_topic == "translation"
