@@ -94,18 +94,20 @@ def asks_for_tests(query: str) -> bool:
     return bool(test_words(query))
 
 
-def asks_for_docs(query: str) -> bool:
-    return any(w in _DOC_WORDS for w in words(query))
+def asks_for_docs(said: frozenset[str]) -> bool:
+    """Does a query of these `words` ask for documentation?"""
+    return not said.isdisjoint(_DOC_WORDS)
 
 
-def asks_for_examples(query: str) -> bool:
-    return any(w in _EXAMPLE_WORDS for w in words(query))
+def asks_for_examples(said: frozenset[str]) -> bool:
+    """Does a query of these `words` ask for an example?"""
+    return not said.isdisjoint(_EXAMPLE_WORDS)
 
 
 # Folders of example programs (`examples/`, Go's `_examples/`, `samples/`, `demo/`): code that uses the
 # library, calling what a question about the library asks for rather than doing it. (Here, not in kit.paths:
 # that module is part of the indexer's parser fingerprint, and this rule changes no chunk.)
-EXAMPLE_DIRS = frozenset({"example", "examples", "_examples", "sample", "samples", "demo", "demos"})
+EXAMPLE_DIRS = _EXAMPLE_WORDS | {"_examples"}
 
 
 def is_example_path(path: str) -> bool:

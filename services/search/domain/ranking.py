@@ -109,15 +109,15 @@ class QueryIntent:
             identifiers.add(normalise("".join(parts)))  # "Parser.parse" → "parserparse"
             identifiers.add(normalise(parts[-1]))  # and its last segment, "parse"
         paths = tuple(t for t in query.split() if "/" in t or _looks_like_file(t))
-        asked = test_words(query)
+        asked, said = test_words(query), frozenset(words(query))
         return cls(
             wants_tests=bool(asked),
-            wants_docs=asks_for_docs(query),
+            wants_docs=asks_for_docs(said),
             test_words=asked,
             identifiers=frozenset(i for i in identifiers if i),
-            words=frozenset(words(query)),
+            words=said,
             paths=tuple(p.strip("`'\"()[]{},;:") for p in paths),
-            wants_examples=asks_for_examples(query),
+            wants_examples=asks_for_examples(said),
         )
 
     def subject_words(self) -> frozenset[str]:
