@@ -402,11 +402,10 @@ def _writes_about_code(
         seeds = extract_seeds(text)
     cue, whole = _CUE_RES[category], lower(text)
     lowered = _without_material(cue, whole, colon=category != UNRELATED, category=category)
-    if any(_code_shaped(seed) for seed in seeds) or _CODE_PUNCTUATION.search(
-        _PROSE_NOTATION.sub(_blank, unquoted(text))
-    ):
+    notation_blanked = _PROSE_NOTATION.sub(_blank, text)  # big-O, tl;dr and money are prose, quoted or not
+    if any(_code_shaped(seed) for seed in seeds) or _CODE_PUNCTUATION.search(unquoted(notation_blanked)):
         return True
-    if _QUOTED_CODE_PUNCTUATION.search(text):
+    if _QUOTED_CODE_PUNCTUATION.search(notation_blanked):
         return True
     first = cue.search(_QUOTED.sub(_blank, whole))
     if first is None:
@@ -433,8 +432,8 @@ _PIECE_TOPIC = re.compile(
 )
 # Code punctuation that quoted material keeps: prose inside quotes has parentheses and full stops
 # ('translate "Permission denied (publickey)."'), markup and placeholders are code ("<b>{name}</b>").
-# A placeholder is code ("$name", "$1"), an amount is not ("$10", "$1,000").
-_QUOTED_CODE_PUNCTUATION = re.compile(r"[{}\[\]<>`=]|=>|::|->|\$(?:[^\W\d]|\d(?![\d,.]*\d))")
+# A placeholder is code ("$name", "$1"); an amount of money is blanked first, as prose notation ("$10").
+_QUOTED_CODE_PUNCTUATION = re.compile(r"[{}\[\]<>`=]|=>|::|->|\$\w")
 
 
 def _without_topic(lowered: str, cue_end: int) -> str:
