@@ -138,7 +138,7 @@ def single_threaded_blas() -> threadpool_limits:
     """Hold every BLAS library this process has loaded so far (numpy's OpenBLAS, which the search service's
     bootstrap loads) to one thread; a library first loaded later is not held. A service answers many
     requests at once on its own threads, and each product it computes is small (a query against the off-topic
-    model's 8,592 labelled prompts): spread over BLAS threads, such a product finishes no sooner on two busy
+    model's ~10,000 labelled prompts): spread over BLAS threads, such a product finishes no sooner on two busy
     cores, and the threads spin waiting for the next one. Measured on the search service (bench/README
     "Twelfth session"): CPU per search 11.3 → 6.2 ms, wall 5.7 → 4.9 ms."""
     return threadpool_limits(limits=1, user_api="blas")

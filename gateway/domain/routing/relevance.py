@@ -190,16 +190,15 @@ MODEL_READS_CODE = 0.35
 # (nearly) every corpus (a German question about mortgage terms, 0.47): skip accuracy -0.008 to -0.018 on
 # probe6-8, the rest unchanged. A false skip loses an answer; a missed skip costs the tokens of a block.
 MODEL_DOUBTS_NO_SIGN = 0.5
-# In a prompt not in English the words cannot name the repo's English code and the English embedder's doubt
-# runs towards off-topic, so only a sure reading (`MODEL_OFF_TOPIC_SURE`) counts against a prompt with no sign
-# of code. A hostile review (eleventh session) wrote 202 code questions in nine other languages, many with no
-# English word ("Wie füge ich einen Unterbefehl hinzu?" 0.87, "¿Cómo le pido una contraseña al usuario?"
-# 0.78): at 0.5, 36 of them skipped; at 0.8, 16; at 0.9, 5. The routing sets' off-topic prompts in other
-# languages read lower than English ones too ("Écris-moi un petit poème pour l'anniversaire de ma grand-mère"
-# 0.83–0.86, "J'ai rendez-vous chez le dentiste demain" 0.85): at 0.9 the replay's skip accuracy fell on the
-# unseen probe10 0.887 → 0.831 with the shipped model, and on probe9 0.876 → 0.841 with a model fitted without
-# it; 0.8 keeps more than half of those skips. A false skip loses an answer; a missed skip costs the tokens
-# of a block.
+# In a prompt not in English the words cannot name the repo's English code and the English embedder's doubt runs towards
+# off-topic, so only a sure reading (0.8 until the thirteenth session, 0.85 since: below) counts against a prompt with
+# no sign of code. A hostile review (eleventh session) wrote 202 code questions in nine other languages, many with no
+# English word ("Wie füge ich einen Unterbefehl hinzu?" 0.87, "¿Cómo le pido una contraseña al usuario?" 0.78): at 0.5,
+# 36 of them skipped; at 0.8, 16; at 0.9, 5. The routing sets' off-topic prompts in other languages read lower than
+# English ones too ("Écris-moi un petit poème pour l'anniversaire de ma grand-mère" 0.83–0.86, "J'ai rendez-vous chez le
+# dentiste demain" 0.85): at 0.9 the replay's skip accuracy fell on the unseen probe10 0.887 → 0.831 with the shipped
+# model, and on probe9 0.876 → 0.841 with a model fitted without it; 0.8 keeps more than half of those skips. A false
+# skip loses an answer; a missed skip costs the tokens of a block.
 # 0.85 since the thirteenth session (2026-12-07), with the model refitted on 840 more prompts not in English
 # (tools/off_topic_prompts_9a/9b.yaml: 420 off-topic, 420 about code, twelve languages). Read by models fitted
 # without probe10–12, the prompts of those sets not in English were skipped 0.572/0.530/0.458 at 0.8 before the
