@@ -71,6 +71,8 @@ def test_content_free_replies_are_skipped_because_their_context_is_already_in_th
         ("ok", RouteName.SKIP),
         ("yes thanks", RouteName.SKIP),  # the previous prompt's block is already in the conversation
         ("thanks, now add a --json flag", RouteName.LOOKUP),
+        ("perfect, that's exactly it 👍", RouteName.SKIP),  # an acknowledgement, like "that's it"
+        ("that's exactly it, but where is the retry limit set?", RouteName.LOOKUP),
         ("hey, who calls parse_config?", RouteName.FLOW),
         ("🙏", RouteName.SKIP),
         ("/clear", RouteName.SKIP),
