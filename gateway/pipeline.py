@@ -31,7 +31,6 @@ from gateway.domain.fusion import (
     architecture_overview,
     fuse_candidates,
     hubs_in_area,
-    mentions_tests,
     missing_content_ids,
     to_code_candidates,
 )
@@ -56,6 +55,7 @@ from gateway.ports import (
     Unavailable,
 )
 from kit.domain import Chunk, Symbol
+from kit.text import asks_for_tests
 
 log = structlog.get_logger("context")
 WORKING = "working"
@@ -179,7 +179,7 @@ class Pipeline:
             callees=evidence.graph.callees if evidence.graph else (),
             hubs=hubs,
             active_files=request.active_files,
-            prefer_tests=mentions_tests(request.text),
+            prefer_tests=asks_for_tests(request.text),
         )
         known = {h.chunk.id: h.chunk for h in evidence.search}
         wanted = missing_content_ids(fused, limit=self.policy.fetch_missing_limit)

@@ -27,7 +27,6 @@ it outranks the best search hit, and on bug it ties with it (ties go to the seed
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol, TypeVar
@@ -81,18 +80,6 @@ WEIGHTS: Mapping[RouteName, Mapping[CandidateReason, float]] = {
     },
 }
 _REASON_ORDER = {reason: i for i, reason in enumerate(CandidateReason)}
-# Asking for test code, not merely mentioning a testing topic: "tests for X", "where is X tested",
-# "the failing test", "write a unit test", "conftest". A prompt about pytest's fixture *feature* or a
-# "test runner" is about implementation and keeps tests ranked down.
-_TESTS_WANTED = re.compile(
-    r"\b(?:(?:unit|integration|e2e|end[- ]to[- ]end|failing|flaky|broken|existing|new)\s+tests?"
-    r"|tests?\s+(?:for|of|that|which|covering|cases?|files?|suites?|coverage)"
-    r"|(?:un)?tested|test\s+coverage"
-    r"|(?:write|add|fix|update|run|rerun)\s+(?:a\s+|the\s+|some\s+|more\s+)?(?:unit\s+)?tests?"
-    r"|conftest|spec\s+files?|test_\w+|\w+_test\b|\w+\.(?:test|spec)\.\w+)",
-    re.IGNORECASE,
-)
-
 Ref = Chunk | Symbol
 
 
@@ -252,11 +239,6 @@ def to_code_candidates(
                 strength = round(search_scores[candidate.id] / top, 4)
             out.append(CodeCandidate(chunk, round(candidate.score, 6), candidate.reason, strength))
     return out
-
-
-def mentions_tests(prompt: str) -> bool:
-    """True when the prompt is about tests, so test code should not be ranked down."""
-    return bool(_TESTS_WANTED.search(prompt))
 
 
 # ---------------------------------------------------------------------------------------------------

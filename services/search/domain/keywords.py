@@ -90,10 +90,6 @@ def test_words(query: str) -> frozenset[str]:
     return frozenset(w for w in words(query) if w in _TEST_WORDS)
 
 
-def asks_for_tests(query: str) -> bool:
-    return bool(test_words(query))
-
-
 def asks_for_docs(said: frozenset[str]) -> bool:
     """Does a query of these `words` ask for documentation?"""
     return not said.isdisjoint(_DOC_WORDS)

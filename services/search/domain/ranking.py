@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from kit.domain import Chunk, ChunkKind
 from kit.paths import is_declaration_path
-from kit.text import identifier_tokens, split_identifier
+from kit.text import asks_for_tests, identifier_tokens, split_identifier
 from services.search.domain.keywords import (
     asks_for_docs,
     asks_for_examples,
@@ -91,7 +91,7 @@ class QueryIntent:
 
     wants_tests: bool
     wants_docs: bool
-    # Normalised words of the query that may ask for tests ("tests", "fixture").
+    # Normalised test words ("tests", "fixture") of a query that asks for tests (`keywords.asks_for_tests`).
     test_words: frozenset[str]
     # Normalised (lowercase, no _ or $) identifiers written in the query, e.g. "validateuserinput".
     identifiers: frozenset[str]
@@ -109,9 +109,10 @@ class QueryIntent:
             identifiers.add(normalise("".join(parts)))  # "Parser.parse" → "parserparse"
             identifiers.add(normalise(parts[-1]))  # and its last segment, "parse"
         paths = tuple(t for t in query.split() if "/" in t or _looks_like_file(t))
-        asked, said = test_words(query), frozenset(words(query))
+        wants_tests, said = asks_for_tests(query), frozenset(words(query))
+        asked = test_words(query) if wants_tests else frozenset()
         return cls(
-            wants_tests=bool(asked),
+            wants_tests=wants_tests,
             wants_docs=asks_for_docs(said),
             test_words=asked,
             identifiers=frozenset(i for i in identifiers if i),

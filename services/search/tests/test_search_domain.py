@@ -152,15 +152,48 @@ def test_a_declaration_stub_ranks_below_the_code_that_does_the_work() -> None:
 
 
 def test_test_words_ask_for_tests_unless_testing_is_the_repos_subject() -> None:
-    intent = QueryIntent.of("the fixture that captures output written by the test")
-    assert intent.wants_tests and intent.test_words == {"fixture", "test"}
-    assert intent.subject_words() == {"fixture", "test"}
-    web_app = intent.in_repo({"fixture": 0.0, "test": 0.05})
-    test_runner = intent.in_repo({"fixture": 0.01, "test": SUBJECT_SHARE + 0.1})
+    intent = QueryIntent.of("which fixtures record output written by the test")
+    assert intent.wants_tests and intent.test_words == {"fixtures", "test"}
+    assert intent.subject_words() == {"fixtures", "test"}
+    web_app = intent.in_repo({"fixtures": 0.0, "test": 0.05})
+    test_runner = intent.in_repo({"fixtures": 0.01, "test": SUBJECT_SHARE + 0.1})
     assert web_app.wants_tests and not test_runner.wants_tests
     unit_test = chunk("test_capture", "testing/test_capture.py", is_test=True)
     assert adjustment(unit_test, web_app) == pytest.approx(WANTED_BOOST)
     assert adjustment(unit_test, test_runner) == pytest.approx(TEST_PENALTY)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "tests for evict entries",
+        "write a test for the config parser",
+        "where are the tests for routing?",
+        "which tests cover the retry logic",
+        "is the cache eviction tested anywhere?",
+        "is there a test for an empty input",
+        "add unit tests for parse_config",
+    ],
+)
+def test_a_query_that_asks_for_tests_wants_them(query: str) -> None:
+    assert QueryIntent.of(query).wants_tests
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "my test fails when I compare floats, where is the tolerance computed?",
+        "saving was refused as a secret, it was just a base64 test fixture",
+        "in marble tests, what does ^ mean and where is it parsed?",
+        "the load test with 16 clients keeps tripping the rate limit",
+        "which test ids are generated for parametrized values",
+    ],
+)
+def test_a_query_that_mentions_a_test_does_not_pull_tests_first(query: str) -> None:
+    intent = QueryIntent.of(query)
+    assert not intent.wants_tests and intent.subject_words() == frozenset()
+    spec = chunk("check_totals", "spec/totals_spec.js", is_test=True)
+    assert adjustment(spec, intent) == pytest.approx(TEST_PENALTY)
 
 
 def test_a_query_without_test_words_needs_no_repo_vocabulary() -> None:
