@@ -227,7 +227,10 @@ class SearchEngine:
                 partial = True
 
         signals = fuse(keyword_hits, vector_hits)
-        light = self._metadata(repo, list(signals), light)
+        if intent.quoted:  # a message the query quotes is looked for in the candidates' text (QUOTED_BOOST)
+            light = {c.id: c for c in self.keyword.get_chunks(repo, list(signals))}
+        else:
+            light = self._metadata(repo, list(signals), light)
         votes = self.feedback_store.votes(repo, list(signals)) if self.feedback_store is not None else {}
         hits = rank(
             signals,
@@ -236,7 +239,11 @@ class SearchEngine:
             limit,
             votes,
         )
-        full = {c.id: c for c in self.keyword.get_chunks(repo, [h.chunk.id for h in hits])}
+        full = (
+            light
+            if intent.quoted
+            else {c.id: c for c in self.keyword.get_chunks(repo, [h.chunk.id for h in hits])}
+        )
         hits = [replace(h, chunk=full[h.chunk.id]) for h in hits if h.chunk.id in full]
         return SearchResult(hits=hits, partial=partial, off_topic=self._off_topic(query, query_vector))
 

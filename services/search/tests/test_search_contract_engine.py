@@ -227,6 +227,24 @@ def test_tests_rank_first_when_the_query_asks_for_tests(engine: SearchEngine) ->
     assert names(engine.search("tests for evict entries", REPO))[0] == "test_evict_entries"
 
 
+def test_the_code_holding_a_quoted_message_ranks_first(engine: SearchEngine) -> None:
+    """Two chunks of the same words, one holding the quoted message as written. The text is read for the
+    candidates only when the query quotes a message (ranking is otherwise on metadata)."""
+    for path, message in (
+        ("src/a.py", "do the two values not match entered"),
+        ("src/b.py", "the two entered values do not match"),
+    ):
+        engine.upsert_file(
+            REPO, path, [chunk("check", path, body=f'def check():\n    raise Mismatch("{message}")\n')]
+        )
+    backfilled(engine)
+    unquoted = engine.search("the two entered values do not match", REPO)
+    assert [h.chunk.path for h in unquoted.hits] == ["src/a.py", "src/b.py"]  # a tie, broken by path
+    quoted = engine.search("where does it say 'the two entered values do not match'?", REPO)
+    assert [h.chunk.path for h in quoted.hits] == ["src/b.py", "src/a.py"]
+    assert quoted.hits[0].chunk.content  # the hits still carry their text
+
+
 def test_in_a_repo_about_testing_test_words_do_not_pull_tests_first(engine: SearchEngine) -> None:
     """A test runner's own code says "test" everywhere, so "test" in a question is its subject."""
     for i in range(4):

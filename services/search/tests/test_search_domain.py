@@ -26,6 +26,7 @@ from services.search.domain.ranking import (
     EXACT_NAME_BOOST,
     FILE_CONTEXT_BOOST,
     KEYWORD_WEIGHT,
+    QUOTED_BOOST,
     STUB_DECLARATION_PENALTY,
     SUBJECT_SHARE,
     TEST_PENALTY,
@@ -194,6 +195,21 @@ def test_a_query_that_mentions_a_test_does_not_pull_tests_first(query: str) -> N
     assert not intent.wants_tests and intent.subject_words() == frozenset()
     spec = chunk("check_totals", "spec/totals_spec.js", is_test=True)
     assert adjustment(spec, intent) == pytest.approx(TEST_PENALTY)
+
+
+def test_a_message_the_query_quotes_lifts_the_code_that_holds_it_verbatim() -> None:
+    prompts = chunk(
+        "prompt_twice",
+        "src/termui.py",
+        body='def prompt_twice():\n    echo(_("Error: The two entered values\n do not match."))\n',
+    )
+    other = chunk("confirm", "src/core.py", body="def confirm():\n    return values_match()\n")
+    intent = QueryIntent.of("where is the loop that prints 'the two entered values do not match'?")
+    assert intent.quoted == ("the two entered values do not match",)
+    assert adjustment(prompts, intent) == pytest.approx(QUOTED_BOOST)  # case and line breaks aside
+    assert adjustment(other, intent) == pytest.approx(1.0)
+    # One quoted word is a name or a flag (left to the name boosts); an apostrophe opens no quote.
+    assert QueryIntent.of("what's the 'verbose' flag for? it's not 'obvious' to me").quoted == ()
 
 
 def test_a_query_without_test_words_needs_no_repo_vocabulary() -> None:
