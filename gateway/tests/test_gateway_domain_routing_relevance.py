@@ -1282,7 +1282,10 @@ def test_a_sure_reading_keeps_a_prompt_only_on_a_hit_that_reads_somewhat_like_it
     assert route.off_topic in (NO_CODE, READS_OFF_TOPIC), route
     unlike = [SIMILAR_WHEN_SURE - 0.01]
     verdict = gate(route, prompt, names, vector_scores=unlike, reading=MODEL_CONFIDENT)
-    assert verdict.skip and "the model is sure (0.90) and nothing found reads like" in verdict.reason, verdict
+    assert (
+        verdict.skip
+        and f"the model is sure ({MODEL_CONFIDENT:.2f}) and nothing found reads like" in verdict.reason
+    )
     # unsure, a hit as like it as code prompts' hits are, no vectors, a memory, or a behaviour ask keep it
     assert not gate(route, prompt, names, vector_scores=unlike, reading=MODEL_CONFIDENT - 0.01).skip
     assert not gate(route, prompt, names, vector_scores=[SIMILAR_WHEN_SURE], reading=MODEL_CONFIDENT).skip
