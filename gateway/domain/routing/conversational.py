@@ -21,7 +21,7 @@ _SKIP_PHRASES = r"""
   | you(?:'re|\s+are)\s+(?:the\s+best|awesome|great|a\s+star) | wow | haha | lol
   | bye | goodbye | see\s+(?:you|ya)(?:\s+later|\s+tomorrow)? | later | good\s+night | gn | cya
   | that'?s\s+(?:all|it|everything)(?:\s+(?:i\s+need(?:ed)?|for\s+(?:now|today)))?
-  | (?:that'?s|that\s+is|it'?s)\s+(?:exactly|precisely|just)\s+(?:it|right|that|the\s+one) | that'?s\s+the\s+one
+  | (?:that'?s|that\s+is)\s+(?:exactly|precisely)\s+(?:it|right|the\s+one) | that'?s\s+the\s+one
   | (?:we'?re|i'?m)\s+done(?:\s+for\s+(?:now|today))?
   | done\s+for\s+(?:now|today) | nothing\s+else | no\s+that'?s\s+all | never\s*mind | nvm | no\s+worries
   | np | no\s+problem | all\s+good(?:\s+now)? | all\s+set | problem\s+solved | solved

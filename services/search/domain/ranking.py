@@ -15,6 +15,7 @@ from kit.domain import Chunk, ChunkKind
 from kit.paths import is_declaration_path
 from kit.text import asks_for_tests, identifier_tokens, split_identifier
 from services.search.domain.keywords import (
+    BODY_CHARS,
     asks_for_docs,
     asks_for_examples,
     is_doc_chunk,
@@ -85,8 +86,14 @@ EXACT_NAME_BOOST = 2.0
 # MRR@10 0.736 → 0.738, corpus sets' symbol NDCG@10 0.589 → 0.592 (cobra +0.018, toml_edit +0.008, mobx −0.004),
 # commit sets equal. The candidates' text is read only for such a query (`SearchEngine.search`).
 QUOTED_BOOST = 1.5
+# A quote opens after white space or an opening bracket (not the close of "'Saved.'" before the next one) and holds
+# no space at either end (not the ' + name + ' of code); inside single quotes an apostrophe between letters
+# is part of the message ('can't open the config file').
+_OPENS = r"(?<![^\s(\[{:=])"
 _QUOTED = re.compile(
-    r"\"([^\"\n]{8,160})\"|\u201c([^\u201d\n]{8,160})\u201d|`([^`\n]{8,160})`|(?<!\w)'([^'\n]{8,160}?)'(?!\w)"
+    rf'{_OPENS}"(\S[^"\n]{{3,158}}\S)"|\u201c(\S[^\u201d\n]{{3,158}}\S)\u201d|\u2018(\S[^\u2019\n]{{3,158}}\S)\u2019'
+    rf"|\u00ab\s?(\S[^\u00bb\n]{{3,158}}\S)\s?\u00bb|`(\S[^`\n]{{3,158}}\S)`"
+    rf"|{_OPENS}'(\S(?:[^'\n]|(?<=\w)'(?=\w)){{3,158}}?\S)'(?!\w)"
 )
 FEEDBACK_STEP = 0.1
 FEEDBACK_MIN = 0.5
@@ -261,7 +268,7 @@ def adjustment(chunk: Chunk, intent: QueryIntent) -> float:
     elif f.stem and f.stem_words and (f.stem in intent.words or f.stem_words <= intent.words):
         factor *= PATH_BOOST
     if intent.quoted:
-        content = _squeezed(chunk.content)
+        content = _squeezed(chunk.content[:BODY_CHARS])  # as much as the keyword index reads
         if any(q in content for q in intent.quoted):
             factor *= QUOTED_BOOST
     return factor

@@ -210,6 +210,13 @@ def test_a_message_the_query_quotes_lifts_the_code_that_holds_it_verbatim() -> N
     assert adjustment(other, intent) == pytest.approx(1.0)
     # One quoted word is a name or a flag (left to the name boosts); an apostrophe opens no quote.
     assert QueryIntent.of("what's the 'verbose' flag for? it's not 'obvious' to me").quoted == ()
+    # An apostrophe inside a message is part of it; code that builds a string is not a message.
+    assert QueryIntent.of("it says 'can't open the config file' at start").quoted == (
+        "can't open the config file",
+    )
+    assert (
+        QueryIntent.of("print('Hello ' + name + ' welcome') shows 'Saved.' and then '--dry-run'").quoted == ()
+    )
 
 
 def test_a_query_without_test_words_needs_no_repo_vocabulary() -> None:
