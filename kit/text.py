@@ -100,7 +100,8 @@ _ASKS_FOR_TESTS = re.compile(
     r"|\b(?:where|how)\s+(?:do|does|did)\s+(?:we|you|they|it)\s+test\b"
     rf"|\b(?:is|are)\s+there\s+(?:(?:a|an|any)\s+)?{_A_TEST}{_ENDS}"
     rf"|\b(?:failing|flaky|broken|existing)\s+{_A_TEST}\b(?!\s+(?:discovery|collection|runner|server|mode|data))"
-    r"|\b(?:is|are|was|were)\s+(?:\w+\s+){0,3}tested\b|\btest\s+coverage\b|\b(?:add|improve|increase)\s+(?:\w+\s+)?coverage\b"
+    r"|\b(?:is|are|was|were)\s+(?:\w+\s+){0,3}tested\b"
+    r"|\btest\s+coverage\b|\b(?:add|improve|increase)\s+(?:\w+\s+)?coverage\b"
     r"|\bconftest|\bspec\s+files?\b|\b\w+(?:_test\.(?:go|py|rs|exs?|cc|cpp)|\.(?:test|spec)\.\w+)\b",
     re.IGNORECASE,
 )

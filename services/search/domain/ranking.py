@@ -109,7 +109,7 @@ class QueryIntent:
 
     wants_tests: bool
     wants_docs: bool
-    # Normalised test words ("tests", "fixture") of a query that asks for tests (`keywords.asks_for_tests`).
+    # Normalised test words ("tests", "fixture") of a query that asks for tests (`kit.text.asks_for_tests`).
     test_words: frozenset[str]
     # Normalised (lowercase, no _ or $) identifiers written in the query, e.g. "validateuserinput".
     identifiers: frozenset[str]
