@@ -134,13 +134,13 @@ MODEL_OFF_TOPIC_POINTED = 0.95
 # routing set read by a model fitted without it (bench.gate_replay, 2026-12-05): skip accuracy +0.001 to
 # +0.025 per set at 0.9, a little more at 0.8 (+0.000–0.008 over 0.9), no false skip at either; 0.9 because
 # fresh code prompts have read up to 0.81 (above), and a false skip loses an answer. Measured again in the fourteenth
-# session (2026-12-07), with 700 more training prompts about the assistant and code prompts in its words
-# (tools/off_topic_prompts_10.yaml): a model fitted without probe10–14 read no code prompt of theirs above 0.55 and
-# the 255 hostile chatty code questions of two reviews (`/tmp`-only) 0.77 at most, and 0.8 gained probe10 +0.002,
-# probe11 +0.004, probe13 +0.009, probe14 +0.013 (probe12 equal) with no false skip there; but that model refitted
-# on everything read a review's short follow-up "is it recursive?" 0.87, and at 0.8 that skipped it on three
-# corpora (one named word of one: a sure reading asks for two). So 0.9 stays (and that model was not shipped:
-# it read "the time is wrong by an hour" 0.82, which the gate then skipped, bench/README "Fourteenth session").
+# session (2026-12-07), with 700 more training prompts about the assistant and code prompts in its words (kept
+# out of tools/, bench/README "Fourteenth session"): a model fitted without probe10–14 read no code prompt of
+# theirs above 0.55 and the 255 hostile chatty code questions of two reviews (`/tmp`-only) 0.77 at most, and 0.8
+# gained probe10 +0.002, probe11 +0.004, probe13 +0.009, probe14 +0.013 (probe12 equal) with no false skip
+# there; but that model refitted on everything read a review's short follow-up "is it recursive?" 0.87, and at
+# 0.8 that skipped it on three corpora (one named word of one: a sure reading asks for two). So 0.9 stays (and
+# that model was not shipped: it read "the time is wrong by an hour" 0.82, which the gate then skipped).
 MODEL_CONFIDENT = 0.9
 # A reading at least this sure keeps a cued prompt only on a hit whose embedding reads like it (`SIMILAR`):
 # its words are not enough, however many some names contain — a big repo names "lock", "key", "window",
