@@ -211,10 +211,11 @@ class SearchEngine:
         elif want_vector:
             partial = True  # keyword-only deployment asked for vectors
         keyword_hits = self.keyword.search(repo, query_words(query), filters, depth) if want_keyword else []
-        # Rank on metadata, then load the text of the winners only (candidates are ~2×32, hits ≤ limit).
-        # The keyword candidates' metadata is read while the query is still being embedded.
-        light = self._metadata(repo, [h.chunk_id for h in keyword_hits], {})
-        intent = self._intent(query, repo)  # also while the query is embedded (its counts may not be cached)
+        # Rank on metadata, then load the text of the winners only (candidates are ~2×32, hits ≤ limit); a
+        # query that quotes a message is ranked on the candidates' text (QUOTED_BOOST), read once below.
+        # The intent and the keyword candidates' metadata are read while the query is still being embedded.
+        intent = self._intent(query, repo)  # its counts may not be cached
+        light = {} if intent.quoted else self._metadata(repo, [h.chunk_id for h in keyword_hits], {})
         vector_hits: list[ScoredId] = []
         query_vector: Vector | None = None
         if vector_future is not None:
@@ -227,7 +228,7 @@ class SearchEngine:
                 partial = True
 
         signals = fuse(keyword_hits, vector_hits)
-        if intent.quoted:  # a message the query quotes is looked for in the candidates' text (QUOTED_BOOST)
+        if intent.quoted:
             light = {c.id: c for c in self.keyword.get_chunks(repo, list(signals))}
         else:
             light = self._metadata(repo, list(signals), light)
