@@ -16,7 +16,7 @@ QUICK_PER_CATEGORY = 4  # `bench run --quick`: this many skip and this many code
 
 # A corpus's own `code` prompts scored with a shared set: sets/<name>/<corpus>.yaml joins the shared set
 # `offtopic_<name>` (its skip prompts), so that set has both a skip and a false-skip rate on every corpus.
-# Such blind sets (`probe`, `probe2`, … `probe14`) were each written by a helper that never read the router.
+# Such blind sets (`probe`, `probe2`, … `probe16`) were each written by a helper that never read the router.
 SHARED_PREFIX = "offtopic_"
 PROBE_SET = "offtopic_probe"
 

@@ -11,7 +11,14 @@ from dataclasses import replace
 import pytest
 
 from gateway.domain.routing import RouteName, classify
-from gateway.domain.routing.cues import NO_CODE, has_code_signal, off_topic_cue, points_back
+from gateway.domain.routing.cues import (
+    ASSISTANT_TOOL,
+    NO_CODE,
+    has_code_signal,
+    off_topic_cue,
+    points_back,
+    tool_features,
+)
 from gateway.domain.routing.relevance import (
     MODEL_CERTAIN,
     MODEL_CERTAIN_ASKED,
@@ -30,6 +37,7 @@ from gateway.domain.routing.relevance import (
     gate,
     named_stems,
     skipped,
+    tool_feature_named,
     unknown_names,
     with_model_cue,
 )
@@ -743,15 +751,9 @@ def test_a_few_named_words_beside_a_cue_about_the_exchange_are_the_exchanges_own
     assert not gate(replace(classify(plain), off_topic=NO_CODE), plain, names, vector_scores=[0.3]).skip
 
 
-@pytest.mark.parametrize(
-    "prompt",
-    [
-        "is there a way to stop you from asking before every edit",
-        "do my prompts end up on Anthropic's servers",
-    ],
-)
-def test_stopping_the_assistants_habits_and_the_vendors_servers_are_about_the_assistant(prompt: str) -> None:
-    assert classify(prompt).off_topic == "assistant"
+def test_stopping_the_assistants_habits_and_the_vendors_servers_are_about_the_assistant() -> None:
+    assert classify("is there a way to stop you from asking before every edit").off_topic == ASSISTANT_TOOL
+    assert classify("do my prompts end up on Anthropic's servers").off_topic == "assistant"
 
 
 def test_a_code_word_in_its_everyday_sense_is_kept_when_the_model_reads_it_as_code() -> None:
@@ -1592,3 +1594,100 @@ def test_a_translation_of_the_repos_own_text_is_about_the_code() -> None:
     words = ["# the plugins are going to be loaded", "items that are going to be executed"]  # function words
     assert gate(classify(chat), chat, ["load"], hit_texts=words, vector_scores=[0.4]).skip
     assert gate(route, prompt, ["render"], hit_texts=code, searched=False).skip  # no search: no evidence
+
+
+# Written from the assistant's documented features (settings files, CLAUDE.md, slash commands, hooks, MCP,
+# permission prompts, usage limits), not from the routing sets.
+ABOUT_THE_TOOL = [
+    "what does /compact do exactly, and is it different from /clear?",
+    "can I write my own slash command that runs a saved prompt?",
+    "where does claude code keep its settings, per project or global?",
+    "what goes into CLAUDE.md and do you read the one in my home folder too",
+    "whats the difference between .claude/settings.json and settings.local.json",
+    "how do I register a PostToolUse hook that runs prettier after every edit",
+    "where do I put my ANTHROPIC_API_KEY so you pick it up",
+    "how do I add an mcp server, is it .mcp.json in the project?",
+    "how can I set a custom system prompt for every session",
+    "the permission prompts are driving me nuts, can I turn them off for npm test",
+    "how do I stop you asking for permission every time you run the tests",
+    "i keep hitting my usage limit around lunch, when does it reset",
+    "when does auto-compact kick in and can I turn it off?",
+    "please stop apologizing in every reply",
+]
+
+
+@pytest.mark.parametrize("prompt", ABOUT_THE_TOOL)
+def test_a_prompt_about_the_assistants_own_tool_skips_in_a_repo_that_does_not_name_it(prompt: str) -> None:
+    """Configuring the assistant speaks the words of code prompts (settings, permissions, commands, tests) and
+    its files and commands look like paths: neither a sign of code nor a word the repo names keeps it."""
+    route = classify(prompt)
+    assert route.off_topic == ASSISTANT_TOOL, (prompt, route)
+    names = ["Config.load_settings", "src/config/settings.py", "run_tests", "src/commands/test.py"]
+    texts = ["def load_settings(path):\n    # permission errors are reported, not raised\n    ..."]
+    verdict = gate(route, prompt, names, hit_texts=texts, vector_scores=[0.45], reading=0.1)
+    assert verdict.skip and "about the assistant" in verdict.reason, verdict.reason
+    assert not gate(route, prompt, names, hit_texts=texts, searched=False).skip  # no search: no evidence
+
+
+@pytest.mark.parametrize(
+    ("prompt", "names", "texts"),
+    [
+        ("how are slash commands registered?", ["SlashCommandRegistry.register", "bot/commands.py"], []),
+        ("what does /compact do", ["handle", "src/routes.js"], ["router.post('/compact', compactLog)"]),
+        (
+            "how is the system prompt put together",
+            ["build", "llm/chat.py"],
+            ["system_prompt = render(rules)"],
+        ),
+        ("where is CLAUDE.md read", ["load_instructions", "src/memory.py"], ['path = root / "CLAUDE.md"']),
+    ],
+)
+def test_a_repo_that_names_the_assistants_feature_keeps_the_prompt(
+    prompt: str, names: list[str], texts: list[str]
+) -> None:
+    """A chat bot has slash commands, an LLM app a system prompt, a Claude Code companion reads CLAUDE.md."""
+    route = classify(prompt)
+    assert route.off_topic == ASSISTANT_TOOL, route
+    verdict = gate(route, prompt, names, hit_texts=texts, vector_scores=[0.3], reading=1.0)
+    assert not verdict.skip and "the repo names" in verdict.reason, verdict.reason
+
+
+def test_a_feature_is_named_by_a_name_of_more_than_one_word_or_written_out_in_code() -> None:
+    assert tool_feature_named("slash command", ["SlashCommand.parse"], [])
+    assert tool_feature_named("system prompt", [], ["SYSTEM-PROMPT"])
+    assert tool_feature_named(".claude/settings.json", [], ["open('.claude/settings.json')"])
+    assert not tool_feature_named("/clear", ["Cache.clear", "src/clear.py"], ["cache.clear()"])  # every repo
+    assert tool_feature_named("/clear", [], ["app.get('/clear', reset)"])
+    assert tool_features("what do /compact and /clear do in Claude Code?") == (
+        "/compact",
+        "/clear",
+        "claude code",
+    )
+
+
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "where do we build the system prompt for the summariser?",  # the team asks
+        "how does our slash command parser split the arguments",  # our code
+        "in this codebase, what handles /compact",  # the repo named
+        "can I add a slash command like /deploy that calls deploy_all()?",  # the user's own command and code
+        "how does cobra hide a command from help",  # no feature of the assistant
+        "where does the router register /login and /status",  # routes a web app has
+    ],
+)
+def test_code_prompts_with_the_assistants_words_are_not_about_its_tool(prompt: str) -> None:
+    assert classify(prompt).off_topic != ASSISTANT_TOOL
+
+
+def test_the_assistants_features_are_read_in_linear_time() -> None:
+    def cpu(text: str) -> float:
+        start = time.process_time()
+        for _ in range(3):
+            off_topic_cue(text)
+        return time.process_time() - start
+
+    base = "what does it do " + "x " * 2000
+    cpu(base)
+    for slow in ("/" * 4000, ".claude" + "/a." * 1500, "slash " * 800 + "command", "stop you " * 500):
+        assert cpu(slow) < 20 * cpu(base) + 0.02, slow[:20]

@@ -113,7 +113,7 @@ _NON_TEXT = re.compile(r"[^\w\s'’,.!?;:\-–—…()\"*:]+")  # emoji and symb
 _OPENING = re.compile(rf"^{_SEP}(?:{_SKIP_PHRASES})(?!\w)", re.VERBOSE)
 
 # Claude Code's built-in commands that are about the session, not the code.
-_META_COMMANDS = words(
+SESSION_COMMANDS = words(
     """clear compact cost help model config status login logout doctor memory permissions vim theme exit quit
     resume agents mcp hooks bug release-notes terminal-setup upgrade export context usage add-dir ide
     privacy-settings statusline output-style rewind todos bashes feedback install-github-app"""
@@ -133,7 +133,7 @@ def opens_with_courtesy(text: str) -> bool:
 
 
 def classify_command(command: str, args: str) -> Route | None:
-    if command in _META_COMMANDS:
+    if command in SESSION_COMMANDS:
         return Route(RouteName.SKIP, 0.95, (), (f"/{command} is a session command",))
     if command in _COMMAND_ROUTES:
         name = _COMMAND_ROUTES[command]

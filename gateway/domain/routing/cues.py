@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import re
 
+from gateway.domain.routing.conversational import SESSION_COMMANDS
 from gateway.domain.routing.route import RouteName
 from gateway.domain.routing.seeds import extract_seeds
-from gateway.domain.routing.words import content_stems
+from gateway.domain.routing.words import content_stems, words
 
 # How a speaker of a language is named ("how would a dutch person say…").
 _ADJECTIVES = (
@@ -337,6 +338,57 @@ GENRE_CATEGORIES = frozenset({UNRELATED, "creative", TRANSLATION})
 # About the exchange itself: the cue's words are no evidence, the rest of the prompt is.
 EXCHANGE_CATEGORIES = frozenset({"assistant", "conversation", "small talk"})
 
+# The coding assistant's own tool: a prompt that asks about one of its features ("what does /compact do",
+# "where does claude code keep its settings", "can I add my own slash command", "a custom system prompt for
+# every session") or tells it to drop a habit ("stop you asking for permission every time"). Configuring
+# the assistant uses the words of code prompts (settings, permissions, commands, sessions, the model), and
+# its file and command names look like paths, so neither the other cues nor the model caught these on the
+# blind routing sets. The gate skips such a prompt unless the repo itself names the feature (a chat bot's
+# slash commands, an LLM app's system prompt: `tool_feature_named`).
+ASSISTANT_TOOL = "the assistant's tool"
+# Its built-in commands written in a prompt, leaving out those a web app may route (/login, /status, /help).
+_ROUTE_LIKE = words(
+    "help model config status login logout memory theme exit quit bug upgrade export context usage feedback todos"
+)
+_REVIEWS = words("init review pr-comments security-review")  # routed as code when they open a prompt
+_MENTIONED_COMMANDS = "|".join(sorted(map(re.escape, (SESSION_COMMANDS - _ROUTE_LIKE) | _REVIEWS)))
+_TOOL_FEATURES = re.compile(
+    # the product, its files and settings
+    r"\bclaude[\s-]+code\b|\bclaude\.md\b|(?<![\w.])~?/?\.claude(?:/[\w.-]+)*|\bsettings\.local\.json\b|"
+    r"\.mcp\.json\b|\bmcp\s+servers?\b|\banthropic_(?:api_key|auth_token|base_url|model)\b|\bclaude\.ai\b|"
+    r"\bclaude\s+(?:mcp|update|config|doctor|--?(?:p|c|r|continue|resume|print|model)\b)|"
+    r"--dangerously-skip-permissions\b|\bbypasspermissions\b|\bacceptedits\b|"
+    # its features
+    r"\bslash[\s-]+commands?\b|\bsystem\s+prompts?\b|\busage\s+limits?\b|"
+    r"\bauto-?compact\w*|\bpermission\s+(?:prompts?|popups?|dialogs?|modes?)\b|\boutput\s+styles?\b|"
+    r"\bstatusline\b|\bsubagents?\b|\bultrathink\b|\bextended\s+thinking\b|"
+    r"\b(?:pre|post)tooluse\b|\buserpromptsubmit\b|\bsubagentstop\b|\bprecompact\b|"
+    # its built-in commands
+    rf"(?<![\w/.~-])/(?:{_MENTIONED_COMMANDS})(?![\w/.-])",
+    re.IGNORECASE,
+)
+_TOOL_HABITS = re.compile(
+    r"\b(?:stop|keep|prevent|block)\s+(?:you|u)\s+(?:from\s+)?(?:ever\s+)?(?:asking|prompting|requesting|"
+    r"confirming|apologi\w*)\b|\bstop\s+apologi[sz]ing\b"
+)
+
+
+def tool_features(text: str) -> tuple[str, ...]:
+    """The assistant's features a prompt names, lowercased as written ("slash command", "/compact")."""
+    return tuple(dict.fromkeys(m.group(0) for m in _TOOL_FEATURES.finditer(lower(text))))
+
+
+def _asks_about_the_tool(text: str, lowered: str) -> bool:
+    """Does the prompt ask about the assistant's tool (`ASSISTANT_TOOL`)? Not when it names or points at this
+    repo's code ("our system prompt", "this slash command", "in this codebase"), the team asks how it does
+    something, or an identifier, path or code punctuation is left once the feature's own names are blanked
+    ("a slash command like /deploy that runs my script": the user's own command)."""
+    if not (_TOOL_FEATURES.search(lowered) or _TOOL_HABITS.search(lowered)):
+        return False
+    if _OURS.search(lowered) or _TEAM_ASKS.search(lowered):
+        return False
+    return not has_hard_code_signal(_TOOL_FEATURES.sub(_blank, text))
+
 
 def off_topic_cue(text: str, seeds: tuple[str, ...] | None = None, route: RouteName | None = None) -> str:
     """The off-topic category a prompt reads as, or "" (a strong sign of code, or no cue at all).
@@ -350,6 +402,8 @@ def off_topic_cue(text: str, seeds: tuple[str, ...] | None = None, route: RouteN
     words left to look for reads as "no sign of code": the evidence decides.
     `seeds` are the prompt's seeds when the caller has them already."""
     lowered = lower(text)
+    if _asks_about_the_tool(text, lowered):
+        return ASSISTANT_TOOL
     category = next((c for c, pattern in _CUE_RES.items() if pattern.search(lowered)), "")
     if category in GENRE_CATEGORIES:
         return "" if _writes_about_code(text, seeds, category, route) else category

@@ -11,11 +11,12 @@ Two halves, both pure:
   flow prompt with nothing stronger and nothing it points back to goes to the gate as "no sign of
   code"; so does one whose only sign is a code word with an everyday sense and no programming word
   beside it ("my yoga class moved", "which branch of the bank"). A cue alone never skips, except a
-  genre's.
+  genre's or the assistant's tool's.
 - `gate(route, text, hits)` (evidence side, in the pipeline, on the search hits it already has): a
   genre (creative writing, translation) skips — its words are material for the piece — and so does a
-  prompt the user says is not about the code. Any other cued
-  prompt skips unless its content words name the repo's code well enough: half of them in the top
+  prompt the user says is not about the code. A prompt about the assistant's own tool (its settings
+  files, built-in commands, hooks, permission prompts) skips unless the repo names the feature it asks
+  about. Any other cued prompt skips unless its content words name the repo's code well enough: half of them in the top
   non-test hits' names, qualified names or paths, or some of them plus a hit whose embedding reads like
   the prompt. One everyday word that some path happens to contain ("rules", "names", "run") is no
   evidence: search found those chunks *by* that word. A code word in its everyday sense is kept unless
@@ -32,11 +33,12 @@ A false skip loses a real answer; a missed skip costs some tokens. So every doub
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from gateway.domain.routing.conversational import opens_with_courtesy
 from gateway.domain.routing.cues import (
+    ASSISTANT_TOOL,
     BEHAVIOUR_ASK,
     CODE_WORDS,
     EVERYDAY_SENSE,
@@ -58,6 +60,7 @@ from gateway.domain.routing.cues import (
     points_back,
     refers_back,
     team_asks,
+    tool_features,
     translation_material,
     unquoted,
     without_cues,
@@ -363,6 +366,7 @@ def gate(
     search that found nothing at all is."""
     if not route.off_topic or route.name is RouteName.SKIP:
         return GateVerdict(False, "no off-topic cue")
+    memory_texts = list(memory_texts)
     hit_names, memories = list(hit_names), text_stems(memory_texts)
     similar = max(vector_scores, default=None)
     hit_texts = list(hit_texts)
@@ -377,6 +381,8 @@ def gate(
         return GateVerdict(True, f"{route.off_topic}: the prompt asks for writing, not about the code")
     if not searched:
         return GateVerdict(False, f"{route.off_topic} cue, but no search evidence to judge it by")
+    if route.off_topic == ASSISTANT_TOOL:
+        return _about_the_tool(text, hit_names, [*hit_texts, *memory_texts])
     if reading is None and route.off_topic in _WEAK_CUES and refers_back(text):
         # Without the model's reading (another embedder, keyword mode) a pronoun after the prompt's own words
         # keeps it, as before pronouns were read by their place: "the screen flickers when I type fast, why
@@ -470,6 +476,32 @@ def gate(
             False, f"{named}: {len(named_in_ask)} of the {len(asked)} words it ends on", matched
         )
     return GateVerdict(True, f"{named}, only {len(matched)} of its {len(stems)} words", matched)
+
+
+def _about_the_tool(text: str, names: Sequence[str], texts: Sequence[str]) -> GateVerdict:
+    """A prompt about the assistant's own tool (`cues.ASSISTANT_TOOL`) skips unless the repo names the feature
+    it asks about: then it may be the repo's own (a chat bot's slash commands, an LLM app's system prompt)."""
+    features = tool_features(text)
+    named = tuple(f for f in features if tool_feature_named(f, names, texts))
+    if named:
+        return GateVerdict(False, f"{ASSISTANT_TOOL} cue, but the repo names {', '.join(named)}", named)
+    asked = ", ".join(features) or "its habits"
+    return GateVerdict(True, f"{ASSISTANT_TOOL}: the prompt is about the assistant ({asked}), not this repo")
+
+
+def tool_feature_named(feature: str, names: Iterable[str], texts: Iterable[str]) -> bool:
+    """Does a name, path or text (the head `TEXT_CHARS` of each) hold one of the assistant's features? A text
+    holds it as written, case and the separators between its words aside ("slash-command", "system_prompt",
+    ".claude/settings.json", a "/compact" route); a name or path holds a feature of more than one word
+    squashed (`SlashCommand`, `CLAUDE.md`), not a command's bare word (every repo has some `clear`)."""
+    words = re.findall(r"[^\W_]+", feature)
+    if len(words) > 1 and len(words[-1]) > 3:
+        words[-1] = words[-1].removesuffix("s")  # "slash commands" ~ `SlashCommandRegistry`
+    squashed = "".join(words)
+    if len(words) > 1 and any(squashed in re.sub(r"[\W_]+", "", name.lower()) for name in names):
+        return True
+    written = re.compile(("/" if feature.startswith("/") else "") + r"[\s_./-]*".join(map(re.escape, words)))
+    return any(written.search(text[:TEXT_CHARS].lower()) for text in texts)
 
 
 def _telling(matched: tuple[str, ...], text: str) -> bool:
