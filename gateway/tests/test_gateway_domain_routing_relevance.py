@@ -1652,6 +1652,16 @@ def test_a_repo_that_names_the_assistants_feature_keeps_the_prompt(
     assert not verdict.skip and "the repo names" in verdict.reason, verdict.reason
 
 
+def test_a_prompt_naming_the_repos_definitions_beside_the_assistants_feature_is_kept() -> None:
+    prompt = "Claude said the Throttle middleware is a per-user rate limit, like the usage limits on my plan. true?"
+    route = classify(prompt)
+    assert route.off_topic == ASSISTANT_TOOL, route
+    names = ["Throttle", "middleware/throttle.go", "run", "chain.go"]
+    kept = gate(route, prompt, names, vector_scores=[0.4], reading=0.1)
+    assert not kept.skip and "names Throttle" in kept.reason, kept.reason
+    assert gate(route, prompt.replace("Throttle", "throttle"), names, vector_scores=[0.4], reading=0.1).skip
+
+
 def test_a_feature_is_named_by_a_name_of_more_than_one_word_or_written_out_in_code() -> None:
     assert tool_feature_named("slash command", ["SlashCommand.parse"], [])
     assert tool_feature_named("system prompt", [], ["SYSTEM-PROMPT"])

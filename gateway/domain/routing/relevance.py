@@ -485,8 +485,21 @@ def _about_the_tool(text: str, names: Sequence[str], texts: Sequence[str]) -> Ga
     named = tuple(f for f in features if tool_feature_named(f, names, texts))
     if named:
         return GateVerdict(False, f"{ASSISTANT_TOOL} cue, but the repo names {', '.join(named)}", named)
+    defined = _defined_names(text, names)
+    if (
+        defined
+    ):  # "Claude said chi's Throttle middleware is a per-user rate limit, like the usage limits on my plan"
+        return GateVerdict(False, f"{ASSISTANT_TOOL} cue, but it names {', '.join(defined)}", defined)
     asked = ", ".join(features) or "its habits"
     return GateVerdict(True, f"{ASSISTANT_TOOL}: the prompt is about the assistant ({asked}), not this repo")
+
+
+def _defined_names(text: str, names: Iterable[str]) -> tuple[str, ...]:
+    """The prompt's words written as names are (`Throttle`, `getAtom`, `user_id`; not "run") that are, as
+    written, a part of some hit's qualified name or path: the prompt names this repo's definitions."""
+    parts = {part for name in names for part in re.split(r"[^\w$]+", name) if part}
+    written = re.findall(r"(?<![\w$])[A-Za-z_$][\w$]*", text)
+    return tuple(dict.fromkeys(w for w in written if w in parts and not (w.isalpha() and w.islower())))
 
 
 def tool_feature_named(feature: str, names: Iterable[str], texts: Iterable[str]) -> bool:
