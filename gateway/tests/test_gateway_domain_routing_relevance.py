@@ -1600,18 +1600,16 @@ def test_a_translation_of_the_repos_own_text_is_about_the_code() -> None:
 # permission prompts, usage limits), not from the routing sets.
 ABOUT_THE_TOOL = [
     "what does /compact do exactly, and is it different from /clear?",
-    "can I write my own slash command that runs a saved prompt?",
+    "which slash commands do you support besides the built-in ones?",
     "where does claude code keep its settings, per project or global?",
     "what goes into CLAUDE.md and do you read the one in my home folder too",
     "whats the difference between .claude/settings.json and settings.local.json",
     "how do I register a PostToolUse hook that runs prettier after every edit",
-    "where do I put my ANTHROPIC_API_KEY so you pick it up",
     "how do I add an mcp server, is it .mcp.json in the project?",
-    "how can I set a custom system prompt for every session",
-    "the permission prompts are driving me nuts, can I turn them off for npm test",
+    "can I change your system prompt for every session",
     "how do I stop you asking for permission every time you run the tests",
     "i keep hitting my usage limit around lunch, when does it reset",
-    "when does auto-compact kick in and can I turn it off?",
+    "when does your auto-compact kick in and can I turn it off?",
     "please stop apologizing in every reply",
 ]
 
@@ -1632,10 +1630,10 @@ def test_a_prompt_about_the_assistants_own_tool_skips_in_a_repo_that_does_not_na
 @pytest.mark.parametrize(
     ("prompt", "names", "texts"),
     [
-        ("how are slash commands registered?", ["SlashCommandRegistry.register", "bot/commands.py"], []),
+        ("which slash commands do you support?", ["SlashCommandRegistry.register", "bot/commands.py"], []),
         ("what does /compact do", ["handle", "src/routes.js"], ["router.post('/compact', compactLog)"]),
         (
-            "how is the system prompt put together",
+            "what is in your system prompt",
             ["build", "llm/chat.py"],
             ["system_prompt = render(rules)"],
         ),
@@ -1653,7 +1651,7 @@ def test_a_repo_that_names_the_assistants_feature_keeps_the_prompt(
 
 
 def test_a_prompt_naming_the_repos_definitions_beside_the_assistants_feature_is_kept() -> None:
-    prompt = "Claude said the Throttle middleware is a per-user rate limit, like the usage limits on my plan. true?"
+    prompt = "Claude said the Throttle middleware is a per-user rate limit, like your usage limits. true?"
     route = classify(prompt)
     assert route.off_topic == ASSISTANT_TOOL, route
     names = ["Throttle", "middleware/throttle.go", "run", "chain.go"]
@@ -1666,8 +1664,10 @@ def test_a_feature_is_named_by_a_name_of_more_than_one_word_or_written_out_in_co
     assert tool_feature_named("slash command", ["SlashCommand.parse"], [])
     assert tool_feature_named("system prompt", [], ["SYSTEM-PROMPT"])
     assert tool_feature_named(".claude/settings.json", [], ["open('.claude/settings.json')"])
-    assert not tool_feature_named("/clear", ["Cache.clear", "src/clear.py"], ["cache.clear()"])  # every repo
-    assert tool_feature_named("/clear", [], ["app.get('/clear', reset)"])
+    assert not tool_feature_named("/clear", ["Cache.clear", "src/cache.py"], ["cache.clear()"])  # every repo
+    assert tool_feature_named("/clear", [], ["app.get('/clear', reset)"])  # a route
+    assert tool_feature_named("/clear", [], ['@bot.command(name="clear")'])  # a bot's command
+    assert tool_feature_named("/compact", ["Session.compact_messages"], [])  # an LLM app's compaction
     assert tool_features("what do /compact and /clear do in Claude Code?") == (
         "/compact",
         "/clear",
@@ -1684,6 +1684,14 @@ def test_a_feature_is_named_by_a_name_of_more_than_one_word_or_written_out_in_co
         "can I add a slash command like /deploy that calls deploy_all()?",  # the user's own command and code
         "how does cobra hide a command from help",  # no feature of the assistant
         "where does the router register /login and /status",  # routes a web app has
+        # a review's: features a repo has too, with nothing saying they are the assistant's
+        "how do I register slash commands only in my test guild",
+        "the location permission dialog shows twice on Android 13",
+        "how are usage limits enforced for free-tier accounts",
+        "how are subagents spawned and how do they report back",
+        "how does the statusline get the git branch",
+        "the bot should stop apologizing when a user types an unknown command",
+        "can you show me how my bot's slash commands get their options",
     ],
 )
 def test_code_prompts_with_the_assistants_words_are_not_about_its_tool(prompt: str) -> None:

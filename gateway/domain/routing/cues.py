@@ -339,37 +339,52 @@ GENRE_CATEGORIES = frozenset({UNRELATED, "creative", TRANSLATION})
 EXCHANGE_CATEGORIES = frozenset({"assistant", "conversation", "small talk"})
 
 # The coding assistant's own tool: a prompt that asks about one of its features ("what does /compact do",
-# "where does claude code keep its settings", "can I add my own slash command", "a custom system prompt for
-# every session") or tells it to drop a habit ("stop you asking for permission every time"). Configuring
-# the assistant uses the words of code prompts (settings, permissions, commands, sessions, the model), and
-# its file and command names look like paths, so neither the other cues nor the model caught these on the
-# blind routing sets. The gate skips such a prompt unless the repo itself names the feature (a chat bot's
-# slash commands, an LLM app's system prompt: `tool_feature_named`).
+# "where does claude code keep its settings", "how do I change your system prompt") or tells it to drop a habit
+# ("stop you asking for permission every time"). Configuring the assistant uses the words of code prompts
+# (settings, permissions, commands, sessions, the model), and its file and command names look like paths, so
+# neither the other cues nor the model caught these on the blind routing sets. The gate skips such a prompt
+# unless the repo names the feature or a definition the prompt writes (`relevance.tool_feature_named`).
 ASSISTANT_TOOL = "the assistant's tool"
-# Its built-in commands written in a prompt, leaving out those a web app may route (/login, /status, /help).
+# The product and its own files and flags: about the tool wherever they stand (a repo that builds on them names
+# "claude" somewhere, and keeps the prompt).
+_PRODUCT = (
+    r"\bclaude(?:[\s-]+code\b|\.md\b|\.ai\b|\s+(?:mcp|update|doctor|--?(?:p|c|r|continue|resume|print|model))\b)|"
+    r"(?<![\w.])~?/?\.claude(?:/[\w.-]+)*|\bsettings\.local\.json\b|\.mcp\.json\b|--dangerously-skip-permissions\b|"
+    r"\b(?:ultrathink|(?:pre|post)tooluse|userpromptsubmit|subagentstop|precompact)\b"
+)
+# Features a repo may have too (a chat bot's slash commands, an LLM app's system prompt, an agent framework's
+# subagents, a mobile app's permission dialogs): the assistant's only when the prompt says so — "your system
+# prompt", "the slash commands you support" — or names the product.
+_FEATURES = (
+    r"slash[\s-]+commands?|system\s+prompts?|usage\s+limits?|output\s+styles?|statusline|subagents?|auto[\s-]?compact\w*|"
+    r"permission\s+(?:prompts?|popups?|dialogs?|modes?)|extended\s+thinking|mcp\s+servers?"
+)
+# Its built-in commands written in a prompt ("what does /compact do"), leaving out those a web app may route
+# (/login, /status, /help); a bot or CLI that has the command names it ("/clear", `name="clear"`).
 _ROUTE_LIKE = words(
     "help model config status login logout memory theme exit quit bug upgrade export context usage feedback todos"
 )
 _REVIEWS = words("init review pr-comments security-review")  # routed as code when they open a prompt
-_MENTIONED_COMMANDS = "|".join(sorted(map(re.escape, (SESSION_COMMANDS - _ROUTE_LIKE) | _REVIEWS)))
-_TOOL_FEATURES = re.compile(
-    # the product, its files and settings
-    r"\bclaude[\s-]+code\b|\bclaude\.md\b|(?<![\w.])~?/?\.claude(?:/[\w.-]+)*|\bsettings\.local\.json\b|"
-    r"\.mcp\.json\b|\bmcp\s+servers?\b|\banthropic_(?:api_key|auth_token|base_url|model)\b|\bclaude\.ai\b|"
-    r"\bclaude\s+(?:mcp|update|config|doctor|--?(?:p|c|r|continue|resume|print|model)\b)|"
-    r"--dangerously-skip-permissions\b|\bbypasspermissions\b|\bacceptedits\b|"
-    # its features
-    r"\bslash[\s-]+commands?\b|\bsystem\s+prompts?\b|\busage\s+limits?\b|"
-    r"\bauto-?compact\w*|\bpermission\s+(?:prompts?|popups?|dialogs?|modes?)\b|\boutput\s+styles?\b|"
-    r"\bstatusline\b|\bsubagents?\b|\bultrathink\b|\bextended\s+thinking\b|"
-    r"\b(?:pre|post)tooluse\b|\buserpromptsubmit\b|\bsubagentstop\b|\bprecompact\b|"
-    # its built-in commands
-    rf"(?<![\w/.~-])/(?:{_MENTIONED_COMMANDS})(?![\w/.-])",
+_COMMANDS = "|".join(sorted(map(re.escape, (SESSION_COMMANDS - _ROUTE_LIKE) | _REVIEWS)))
+_MENTIONED_COMMAND = rf"(?<![\w/.~-])/(?:{_COMMANDS})(?![\w/.-])"
+_TOOL_FEATURES = re.compile(rf"{_PRODUCT}|\b(?:{_FEATURES})\b|{_MENTIONED_COMMAND}", re.IGNORECASE)
+_COMMAND_MENTION = re.compile(_MENTIONED_COMMAND)
+_ROUTE_WORDS = re.compile(
+    r"\b(?:routes?|url|urls|path|paths|api|request|requests|response|page|pages|get|post)\b"
+)
+_TOOL_ASKED = re.compile(
+    rf"{_PRODUCT}|\b(?:your|ur)\s+(?:[\w-]+\s+){{0,2}}(?:{_FEATURES})\b|"
+    rf"\b(?:{_FEATURES})\s+(?:that\s+|which\s+)?(?:do\s+|can\s+)?(?:you|u)\s+(?:support|have|offer|use|"
+    r"know|understand|accept|ship)\b|"
+    r"\b(?:stop|keep|prevent|block)\s+(?:you|u)\s+(?:from\s+)?(?:ever\s+)?(?:asking|prompting|requesting|"
+    r"confirming|apologi\w*)\b|\b(?:you|u)\s+(?:to\s+)?stop\s+(?:asking|prompting|apologi\w*)\b|"
+    r"^\W*(?:please\s+|pls\s+)?stop\s+(?:apologi\w*|asking\s+(?:me|for))|\bmy\s+usage\s+limits?\b",
     re.IGNORECASE,
 )
-_TOOL_HABITS = re.compile(
-    r"\b(?:stop|keep|prevent|block)\s+(?:you|u)\s+(?:from\s+)?(?:ever\s+)?(?:asking|prompting|requesting|"
-    r"confirming|apologi\w*)\b|\bstop\s+apologi[sz]ing\b"
+# The user's own software beside the feature ("my bot's slash commands", "the extension's status line").
+_USERS_SOFTWARE = re.compile(
+    r"\b(?:the|my|our)\s+(?:[\w'-]+\s+){0,2}(?:bots?|apps?|application|extension|plugin|server|service|api|"
+    r"endpoint|cli|website|site|sdk|library|framework|package|agent)(?:'s)?\b"
 )
 
 
@@ -378,14 +393,23 @@ def tool_features(text: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(m.group(0) for m in _TOOL_FEATURES.finditer(lower(text))))
 
 
+def _asks_about_a_command(lowered: str) -> bool:
+    """One of the assistant's commands written in a prompt with no word of code beside it: "what does /compact
+    do", not "what does /cost return" or "the /clear route in the admin panel" (a web app's)."""
+    if not _COMMAND_MENTION.search(lowered):
+        return False
+    rest = _COMMAND_MENTION.sub(_blank, lowered)
+    return not (STRONG_CODE_WORDS.search(rest) or _ROUTE_WORDS.search(rest))
+
+
 def _asks_about_the_tool(text: str, lowered: str) -> bool:
     """Does the prompt ask about the assistant's tool (`ASSISTANT_TOOL`)? Not when it names or points at this
-    repo's code ("our system prompt", "this slash command", "in this codebase"), the team asks how it does
-    something, or an identifier, path or code punctuation is left once the feature's own names are blanked
-    ("a slash command like /deploy that runs my script": the user's own command)."""
-    if not (_TOOL_FEATURES.search(lowered) or _TOOL_HABITS.search(lowered)):
+    repo's code ("our system prompt", "this slash command", "in this codebase", "my bot's slash commands"),
+    the team asks how it does something, or an identifier, path or code punctuation is left once the
+    feature's own names are blanked ("a slash command like /deploy that runs my script": the user's own)."""
+    if not _TOOL_ASKED.search(lowered) and not _asks_about_a_command(lowered):
         return False
-    if _OURS.search(lowered) or _TEAM_ASKS.search(lowered):
+    if _OURS.search(lowered) or _TEAM_ASKS.search(lowered) or _USERS_SOFTWARE.search(lowered):
         return False
     return not has_hard_code_signal(_TOOL_FEATURES.sub(_blank, text))
 

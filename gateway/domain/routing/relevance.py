@@ -502,19 +502,36 @@ def _defined_names(text: str, names: Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(w for w in written if w in parts and not (w.isalpha() and w.islower())))
 
 
+# Commands of the assistant that are also the names of methods every repo has (`cache.clear()`, `init`):
+# such a name is no sign that the repo has the command (its route or quoted name is).
+_EVERY_REPOS_METHODS = frozenset({"clear", "init", "resume", "review"})
+
+
 def tool_feature_named(feature: str, names: Iterable[str], texts: Iterable[str]) -> bool:
-    """Does a name, path or text (the head `TEXT_CHARS` of each) hold one of the assistant's features? A text
-    holds it as written, case and the separators between its words aside ("slash-command", "system_prompt",
-    ".claude/settings.json", a "/compact" route); a name or path holds a feature of more than one word
-    squashed (`SlashCommand`, `CLAUDE.md`), not a command's bare word (every repo has some `clear`)."""
-    words = re.findall(r"[^\W_]+", feature)
-    if len(words) > 1 and len(words[-1]) > 3:
-        words[-1] = words[-1].removesuffix("s")  # "slash commands" ~ `SlashCommandRegistry`
-    squashed = "".join(words)
-    if len(words) > 1 and any(squashed in re.sub(r"[\W_]+", "", name.lower()) for name in names):
-        return True
-    written = re.compile(("/" if feature.startswith("/") else "") + r"[\s_./-]*".join(map(re.escape, words)))
-    return any(written.search(text[:TEXT_CHARS].lower()) for text in texts)
+    """Does a hit's name, path or text (its head, `TEXT_CHARS`) name one of the assistant's features? Squashed
+    and singular, case and separators aside: `SlashCommandRouter`, "system_prompt", `pre_tool_use.py`. The
+    product ("claude code", ".claude/settings.json") by "claude" anywhere: the repo builds on it. A command by
+    its route, its name quoted ("/clear", `name="clear"`) or a word of a hit's name (`compact_messages`; not
+    `clear`: `_EVERY_REPOS_METHODS`)."""
+    texts = [text[:TEXT_CHARS].lower() for text in texts]
+    if feature.startswith("/"):
+        word = feature[1:]
+        written = re.compile(rf"(?<![\w/.-])/{re.escape(word)}(?![\w/.-])|([\"'`]){re.escape(word)}\1")
+        parts = {
+            part for name in names for piece in re.split(r"[^\w$]+", name) for part in split_identifier(piece)
+        }
+        named = word in parts and word not in _EVERY_REPOS_METHODS
+        return named or any(written.search(text) for text in texts)
+    everywhere = [_squash_all(name) for name in names] + [_squash_all(text) for text in texts]
+    if "claude" in feature:  # the product, its files
+        return any("claude" in squashed for squashed in everywhere)
+    wanted = _squash_all(feature)
+    wanted = wanted.removesuffix("s") if len(wanted) > 6 else wanted  # "slash commands" ~ `SlashCommand`
+    return any(wanted in squashed for squashed in everywhere)
+
+
+def _squash_all(text: str) -> str:
+    return re.sub(r"[\W_]+", "", text.lower())
 
 
 def _telling(matched: tuple[str, ...], text: str) -> bool:
