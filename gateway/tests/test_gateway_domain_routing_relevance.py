@@ -1692,6 +1692,7 @@ def test_a_feature_is_named_by_a_name_of_more_than_one_word_or_written_out_in_co
         "how does the statusline get the git branch",
         "the bot should stop apologizing when a user types an unknown command",
         "can you show me how my bot's slash commands get their options",
+        "can you check your slash command handler for a race when two users run it",
     ],
 )
 def test_code_prompts_with_the_assistants_words_are_not_about_its_tool(prompt: str) -> None:

@@ -381,6 +381,8 @@ _TOOL_ASKED = re.compile(
     r"^\W*(?:please\s+|pls\s+)?stop\s+(?:apologi\w*|asking\s+(?:me|for))|\bmy\s+usage\s+limits?\b",
     re.IGNORECASE,
 )
+# A feature named as a part of code ("your slash command handler", "the system prompt builder"): the user's.
+_FEATURE_IN_CODE = re.compile(rf"\b(?:{_FEATURES})\s+(?:[\w-]+\s+)?(?:{_STRONG_WORDS}|{_TOPIC_WORDS})\b")
 # The user's own software beside the feature ("my bot's slash commands", "the extension's status line").
 _USERS_SOFTWARE = re.compile(
     r"\b(?:the|my|our)\s+(?:[\w'-]+\s+){0,2}(?:bots?|apps?|application|extension|plugin|server|service|api|"
@@ -404,12 +406,15 @@ def _asks_about_a_command(lowered: str) -> bool:
 
 def _asks_about_the_tool(text: str, lowered: str) -> bool:
     """Does the prompt ask about the assistant's tool (`ASSISTANT_TOOL`)? Not when it names or points at this
-    repo's code ("our system prompt", "this slash command", "in this codebase", "my bot's slash commands"),
+    repo's code ("our system prompt", "this slash command", "in this codebase", "my bot's slash commands",
+    "your slash command handler"),
     the team asks how it does something, or an identifier, path or code punctuation is left once the
     feature's own names are blanked ("a slash command like /deploy that runs my script": the user's own)."""
     if not _TOOL_ASKED.search(lowered) and not _asks_about_a_command(lowered):
         return False
     if _OURS.search(lowered) or _TEAM_ASKS.search(lowered) or _USERS_SOFTWARE.search(lowered):
+        return False
+    if _FEATURE_IN_CODE.search(lowered):
         return False
     return not has_hard_code_signal(_TOOL_FEATURES.sub(_blank, text))
 
