@@ -369,9 +369,7 @@ _COMMANDS = "|".join(sorted(map(re.escape, (SESSION_COMMANDS - _ROUTE_LIKE) | _R
 _MENTIONED_COMMAND = rf"(?<![\w/.~-])/(?:{_COMMANDS})(?![\w/.-])"
 _TOOL_FEATURES = re.compile(rf"{_PRODUCT}|\b(?:{_FEATURES})\b|{_MENTIONED_COMMAND}", re.IGNORECASE)
 _COMMAND_MENTION = re.compile(_MENTIONED_COMMAND)
-_ROUTE_WORDS = re.compile(
-    r"\b(?:routes?|url|urls|path|paths|api|request|requests|response|page|pages|get|post)\b"
-)
+_ROUTE_WORDS = re.compile(r"\b(?:routes?|urls?|paths?|apis?|requests?|responses?|pages?|views?)\b")
 _TOOL_ASKED = re.compile(
     rf"{_PRODUCT}|\b(?:your|ur)\s+(?:[\w-]+\s+){{0,2}}(?:{_FEATURES})\b|"
     rf"\b(?:{_FEATURES})\s+(?:that\s+|which\s+)?(?:do\s+|can\s+)?(?:you|u)\s+(?:support|have|offer|use|"
@@ -407,9 +405,9 @@ def _asks_about_a_command(lowered: str) -> bool:
 def _asks_about_the_tool(text: str, lowered: str) -> bool:
     """Does the prompt ask about the assistant's tool (`ASSISTANT_TOOL`)? Not when it names or points at this
     repo's code ("our system prompt", "this slash command", "in this codebase", "my bot's slash commands",
-    "your slash command handler"),
-    the team asks how it does something, or an identifier, path or code punctuation is left once the
-    feature's own names are blanked ("a slash command like /deploy that runs my script": the user's own)."""
+    "your slash command handler"), the team asks how it does something, or an identifier, path or code
+    punctuation is left once the feature's own names are blanked ("a slash command like /deploy that runs my
+    script": the user's own)."""
     if not _TOOL_ASKED.search(lowered) and not _asks_about_a_command(lowered):
         return False
     if _OURS.search(lowered) or _TEAM_ASKS.search(lowered) or _USERS_SOFTWARE.search(lowered):

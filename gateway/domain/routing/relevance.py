@@ -16,11 +16,11 @@ Two halves, both pure:
   genre (creative writing, translation) skips — its words are material for the piece — and so does a
   prompt the user says is not about the code. A prompt about the assistant's own tool (its settings
   files, built-in commands, hooks, permission prompts) skips unless the repo names the feature it asks
-  about. Any other cued prompt skips unless its content words name the repo's code well enough: half of them in the top
-  non-test hits' names, qualified names or paths, or some of them plus a hit whose embedding reads like
-  the prompt. One everyday word that some path happens to contain ("rules", "names", "run") is no
-  evidence: search found those chunks *by* that word. A code word in its everyday sense is kept unless
-  none of the prompt's other words names anything and no hit reads like it.
+  about. Any other cued prompt skips unless its content words name the repo's code well enough: half of
+  them in the top non-test hits' names, qualified names or paths, or some of them plus a hit whose
+  embedding reads like the prompt. One everyday word that some path happens to contain ("rules",
+  "names", "run") is no evidence: search found those chunks *by* that word. A code word in its everyday
+  sense is kept unless none of the prompt's other words names anything and no hit reads like it.
 
 A prompt with no cue reaches the gate too when the search service's off-topic model (its probability
 that the prompt is not about code, from the query embedding and words) reads it as off-topic:
@@ -485,10 +485,9 @@ def _about_the_tool(text: str, names: Sequence[str], texts: Sequence[str]) -> Ga
     named = tuple(f for f in features if tool_feature_named(f, names, texts))
     if named:
         return GateVerdict(False, f"{ASSISTANT_TOOL} cue, but the repo names {', '.join(named)}", named)
+    # "Claude said chi's Throttle middleware is a per-user rate limit, like your usage limits": the repo's own.
     defined = _defined_names(text, names)
-    if (
-        defined
-    ):  # "Claude said chi's Throttle middleware is a per-user rate limit, like the usage limits on my plan"
+    if defined:
         return GateVerdict(False, f"{ASSISTANT_TOOL} cue, but it names {', '.join(defined)}", defined)
     asked = ", ".join(features) or "its habits"
     return GateVerdict(True, f"{ASSISTANT_TOOL}: the prompt is about the assistant ({asked}), not this repo")
