@@ -1632,6 +1632,7 @@ def test_a_prompt_about_the_assistants_own_tool_skips_in_a_repo_that_does_not_na
     [
         ("which slash commands do you support?", ["SlashCommandRegistry.register", "bot/commands.py"], []),
         ("what does /compact do", ["handle", "src/routes.js"], ["router.post('/compact', compactLog)"]),
+        ("why is /resume blank on mobile safari", ["ResumeSection", "pages/resume.tsx"], []),
         (
             "what is in your system prompt",
             ["build", "llm/chat.py"],
@@ -1693,6 +1694,14 @@ def test_a_feature_is_named_by_a_name_of_more_than_one_word_or_written_out_in_co
         "the bot should stop apologizing when a user types an unknown command",
         "can you show me how my bot's slash commands get their options",
         "can you check your slash command handler for a race when two users run it",
+        # a second review's
+        "ultrathink: why does the scheduler drop jobs when two workers start at the same time?",
+        "read CLAUDE.md first, then fix the failing login test",
+        "claude code wrote the retry logic for uploads last week and it retries forever on a 403, can you fix it",
+        "does the rate limiter block you from requesting more after 100 calls a minute?",
+        "stop asking for the password twice on signup",
+        "please stop apologizing in the error toasts, just show the message",
+        "what does /review do in this bot?",
     ],
 )
 def test_code_prompts_with_the_assistants_words_are_not_about_its_tool(prompt: str) -> None:

@@ -350,7 +350,7 @@ ASSISTANT_TOOL = "the assistant's tool"
 _PRODUCT = (
     r"\bclaude(?:[\s-]+code\b|\.md\b|\.ai\b|\s+(?:mcp|update|doctor|--?(?:p|c|r|continue|resume|print|model))\b)|"
     r"(?<![\w.])~?/?\.claude(?:/[\w.-]+)*|\bsettings\.local\.json\b|\.mcp\.json\b|--dangerously-skip-permissions\b|"
-    r"\b(?:ultrathink|(?:pre|post)tooluse|userpromptsubmit|subagentstop|precompact)\b"
+    r"\b(?:(?:pre|post)tooluse|userpromptsubmit|subagentstop|precompact)\b"
 )
 # Features a repo may have too (a chat bot's slash commands, an LLM app's system prompt, an agent framework's
 # subagents, a mobile app's permission dialogs): the assistant's only when the prompt says so — "your system
@@ -370,20 +370,26 @@ _MENTIONED_COMMAND = rf"(?<![\w/.~-])/(?:{_COMMANDS})(?![\w/.-])"
 _TOOL_FEATURES = re.compile(rf"{_PRODUCT}|\b(?:{_FEATURES})\b|{_MENTIONED_COMMAND}", re.IGNORECASE)
 _COMMAND_MENTION = re.compile(_MENTIONED_COMMAND)
 _ROUTE_WORDS = re.compile(r"\b(?:routes?|urls?|paths?|apis?|requests?|responses?|pages?|views?)\b")
-_TOOL_ASKED = re.compile(
-    rf"{_PRODUCT}|\b(?:your|ur)\s+(?:[\w-]+\s+){{0,2}}(?:{_FEATURES})\b|"
+_PRODUCT_NAMED = re.compile(_PRODUCT, re.IGNORECASE)
+# A thing of the code pointed at ("the failing login test", "the retry logic"; not "my home folder").
+_POINTED_CODE = re.compile(
+    rf"\b(?:the|this|{_THAT}|these|those|our)\s+(?:[\w'-]+\s+){{0,3}}(?:{_TOPIC_WORDS}|{_STRONG_WORDS})\b"
+)
+_ASKED_OF_YOU = re.compile(
+    rf"\b(?:your|ur)\s+(?:[\w-]+\s+){{0,2}}(?:{_FEATURES})\b|"
     rf"\b(?:{_FEATURES})\s+(?:that\s+|which\s+)?(?:do\s+|can\s+)?(?:you|u)\s+(?:support|have|offer|use|"
     r"know|understand|accept|ship)\b|"
-    r"\b(?:stop|keep|prevent|block)\s+(?:you|u)\s+(?:from\s+)?(?:ever\s+)?(?:asking|prompting|requesting|"
-    r"confirming|apologi\w*)\b|\b(?:you|u)\s+(?:to\s+)?stop\s+(?:asking|prompting|apologi\w*)\b|"
-    r"^\W*(?:please\s+|pls\s+)?stop\s+(?:apologi\w*|asking\s+(?:me|for))|\bmy\s+usage\s+limits?\b",
+    r"\b(?:stop|keep|prevent|block)\s+(?:you|u)\s+(?:from\s+)?(?:ever\s+)?(?:asking|prompting|confirming|"
+    r"apologi\w*)\b|\b(?:you|u)\s+(?:to\s+)?stop\s+(?:asking|prompting|apologi\w*)\b|"
+    r"^\W*(?:please\s+|pls\s+)?stop\s+(?:apologi\w*(?:\s+(?:in\s+every|every|so)\b|\W*$)|"
+    r"asking\s+(?:me\b|for\s+(?:permission|approval)))|\bmy\s+usage\s+limits?\b",
     re.IGNORECASE,
 )
 # A feature named as a part of code ("your slash command handler", "the system prompt builder"): the user's.
 _FEATURE_IN_CODE = re.compile(rf"\b(?:{_FEATURES})\s+(?:[\w-]+\s+)?(?:{_STRONG_WORDS}|{_TOPIC_WORDS})\b")
 # The user's own software beside the feature ("my bot's slash commands", "the extension's status line").
 _USERS_SOFTWARE = re.compile(
-    r"\b(?:the|my|our)\s+(?:[\w'-]+\s+){0,2}(?:bots?|apps?|application|extension|plugin|server|service|api|"
+    r"\b(?:the|my|our|this|that)\s+(?:[\w'-]+\s+){0,2}(?:bots?|apps?|application|extension|plugin|server|service|api|"
     r"endpoint|cli|website|site|sdk|library|framework|package|agent)(?:'s)?\b"
 )
 
@@ -407,12 +413,17 @@ def _asks_about_the_tool(text: str, lowered: str) -> bool:
     repo's code ("our system prompt", "this slash command", "in this codebase", "my bot's slash commands",
     "your slash command handler"), the team asks how it does something, or an identifier, path or code
     punctuation is left once the feature's own names are blanked ("a slash command like /deploy that runs my
-    script": the user's own)."""
-    if not _TOOL_ASKED.search(lowered) and not _asks_about_a_command(lowered):
+    script": the user's own). The product named beside a thing of the code ("claude code wrote the retry
+    logic", "read CLAUDE.md, then fix the failing login test") is a task about the code, told how."""
+    asked_of_you = bool(_ASKED_OF_YOU.search(lowered))
+    product = bool(_PRODUCT_NAMED.search(lowered))
+    if not (asked_of_you or product or _asks_about_a_command(lowered)):
         return False
     if _OURS.search(lowered) or _TEAM_ASKS.search(lowered) or _USERS_SOFTWARE.search(lowered):
         return False
     if _FEATURE_IN_CODE.search(lowered):
+        return False
+    if product and not asked_of_you and _POINTED_CODE.search(_PRODUCT_NAMED.sub(_blank, lowered)):
         return False
     return not has_hard_code_signal(_TOOL_FEATURES.sub(_blank, text))
 

@@ -510,8 +510,8 @@ def tool_feature_named(feature: str, names: Iterable[str], texts: Iterable[str])
     """Does a hit's name, path or text (its head, `TEXT_CHARS`) name one of the assistant's features? Squashed
     and singular, case and separators aside: `SlashCommandRouter`, "system_prompt", `pre_tool_use.py`. The
     product ("claude code", ".claude/settings.json") by "claude" anywhere: the repo builds on it. A command by
-    its route, its name quoted ("/clear", `name="clear"`) or a word of a hit's name (`compact_messages`; not
-    `clear`: `_EVERY_REPOS_METHODS`)."""
+    its route, its name quoted ("/clear", `name="clear"`), a file of its name (`pages/resume.tsx`) or a word of
+    a hit's name (`compact_messages`; not `clear`: `_EVERY_REPOS_METHODS`)."""
     texts = [text[:TEXT_CHARS].lower() for text in texts]
     if feature.startswith("/"):
         word = feature[1:]
@@ -519,7 +519,8 @@ def tool_feature_named(feature: str, names: Iterable[str], texts: Iterable[str])
         parts = {
             part for name in names for piece in re.split(r"[^\w$]+", name) for part in split_identifier(piece)
         }
-        named = word in parts and word not in _EVERY_REPOS_METHODS
+        stems = {name.rsplit("/", 1)[-1].split(".", 1)[0].lower() for name in names if "/" in name}
+        named = (word in parts and word not in _EVERY_REPOS_METHODS) or word in stems  # `pages/resume.tsx`
         return named or any(written.search(text) for text in texts)
     everywhere = [_squash_all(name) for name in names] + [_squash_all(text) for text in texts]
     if "claude" in feature:  # the product, its files
